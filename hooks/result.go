@@ -1,0 +1,25 @@
+package hooks
+
+// Decision is the verdict of one hook, or of a whole chain.
+type Decision string
+
+// Decisions a hook execution can end in.
+const (
+	Allow   Decision = "allow"
+	Rewrite Decision = "rewrite"
+	Block   Decision = "block"
+	Error   Decision = "error"
+	Timeout Decision = "timeout"
+)
+
+// Result is what a handler returns. Handlers of every kind decode their
+// output into it (script return value, command stdout, http body, judge
+// verdict).
+type Result struct {
+	Decision          Decision       `json:"decision"`
+	Reason            string         `json:"reason,omitempty"`
+	UpdatedInput      map[string]any `json:"updatedInput,omitempty"`
+	UpdatedResult     *string        `json:"updatedResult,omitempty"`
+	AdditionalContext string         `json:"additionalContext,omitempty"`
+	SideEffects       []string       `json:"sideEffects,omitempty"`
+}
