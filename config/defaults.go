@@ -1,0 +1,72 @@
+package config
+
+import "time"
+
+// Defaults that fit real agent traffic: requests with images and long
+// histories run to several MiB, and a reasoning model can think for minutes
+// before its first byte.
+const (
+	DefaultListen           = "127.0.0.1:8787"
+	DefaultAdminListen      = "127.0.0.1:8788"
+	DefaultMaxRequestBytes  = 32 << 20
+	DefaultMaxResponseBytes = 32 << 20
+	DefaultMaxEventBytes    = 8 << 20
+	DefaultMaxStreamBytes   = 256 << 20
+	DefaultConnectTimeout   = 10 * time.Second
+	DefaultFirstByteTimeout = 10 * time.Minute
+	DefaultIdleTimeout      = 5 * time.Minute
+	DefaultHeartbeat        = 5 * time.Second
+	DefaultSessionHeader    = "X-Session-Id"
+	DefaultParentHeader     = "X-Parent-Session-Id"
+	DefaultAgentHeader      = "X-Agent-Id"
+	DefaultBlockTemplate    = "[hookgate] tool call {{tool}} blocked by {{hook}}: {{reason}}"
+	DefaultSessionTTL       = 24 * time.Hour
+	DefaultMaxRetries       = 2
+)
+
+func applyDefaults(c *Config) {
+	setString(&c.Listen, DefaultListen)
+	setString(&c.Admin.Listen, DefaultAdminListen)
+	setSize(&c.Limits.MaxRequestBytes, DefaultMaxRequestBytes)
+	setSize(&c.Limits.MaxResponseBytes, DefaultMaxResponseBytes)
+	setSize(&c.Limits.MaxEventBytes, DefaultMaxEventBytes)
+	setSize(&c.Limits.MaxStreamBytes, DefaultMaxStreamBytes)
+	setDuration(&c.Timeouts.Connect, DefaultConnectTimeout)
+	setDuration(&c.Timeouts.FirstByte, DefaultFirstByteTimeout)
+	setDuration(&c.Timeouts.Idle, DefaultIdleTimeout)
+	setDuration(&c.Timeouts.Heartbeat, DefaultHeartbeat)
+	ic := &c.Interception
+	setString(&ic.SessionHeader, DefaultSessionHeader)
+	setString(&ic.ParentSessionHeader, DefaultParentHeader)
+	setString(&ic.AgentHeader, DefaultAgentHeader)
+	setString(&ic.BlockTemplate, DefaultBlockTemplate)
+	setString(&ic.ContextPosition, "prepend")
+	setString(&ic.OnBlock, "respond")
+	if ic.MaxRetries == 0 {
+		ic.MaxRetries = DefaultMaxRetries
+	}
+	setDuration(&ic.SessionTTL, DefaultSessionTTL)
+	setString(&c.Log.Level, "info")
+	setString(&c.Log.Format, "text")
+	for i := range c.Upstreams {
+		setString(&c.Upstreams[i].Provider, "openai")
+	}
+}
+
+func setString(p *string, v string) {
+	if *p == "" {
+		*p = v
+	}
+}
+
+func setSize(p *ByteSize, v ByteSize) {
+	if *p == 0 {
+		*p = v
+	}
+}
+
+func setDuration(p *Duration, v time.Duration) {
+	if *p == 0 {
+		*p = Duration(v)
+	}
+}

@@ -1,0 +1,61 @@
+package config
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Problem is one thing wrong with a configuration, with its place.
+type Problem struct {
+	File string
+	Line int
+	Path string // e.g. upstreams[0].base_url
+	Msg  string
+}
+
+func (p Problem) String() string {
+	var b strings.Builder
+	b.WriteString(p.File)
+	if p.Line > 0 {
+		fmt.Fprintf(&b, ":%d", p.Line)
+	}
+	b.WriteString(": ")
+	if p.Path != "" {
+		b.WriteString(p.Path)
+		b.WriteString(": ")
+	}
+	b.WriteString(p.Msg)
+	return b.String()
+}
+
+// Error lists every problem found in a configuration, in file order.
+type Error struct {
+	Problems []Problem
+}
+
+func (e *Error) Error() string {
+	lines := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		lines[i] = p.String()
+	}
+	return fmt.Sprintf("invalid configuration (%d problem(s)):\n  %s", len(e.Problems), strings.Join(lines, "\n  "))
+}
+
+// problems collects Problems while a file is checked.
+type problems struct {
+	file string
+	list []Problem
+}
+
+func (ps *problems) add(line int, path, format string, args ...any) {
+	ps.list = append(ps.list, Problem{File: ps.file, Line: line, Path: path, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (ps *problems) err() error {
+	if len(ps.list) == 0 {
+		return nil
+	}
+	sort.SliceStable(ps.list, func(i, j int) bool { return ps.list[i].Line < ps.list[j].Line })
+	return &Error{Problems: ps.list}
+}
