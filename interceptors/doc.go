@@ -1,0 +1,9 @@
+// Package interceptors holds the agent-loop semantics: it reads a request
+// and its response through a provider codec, decides which hook event fires
+// when, holds streamed tool calls until each is complete, and applies the
+// hooks' decisions (block, rewrite, inject, append). Session identity and
+// memory, and the dedupe of resent history, live here too.
+//
+// It knows nothing of sockets or YAML: the proxy hands it bytes and a sink,
+// and it never imports the proxy.
+package interceptors

@@ -1,0 +1,56 @@
+package interceptors
+
+import (
+	"context"
+	"io"
+)
+
+// Request is what the proxy knows of a request on an intercepted route.
+type Request struct {
+	Route    string // normalised path, e.g. /v1/chat/completions
+	Upstream string // configured upstream name
+	Provider string // upstream's provider: openai | anthropic
+	// Header returns a request header's value ("" when absent). It is only
+	// valid during Begin.
+	Header func(name string) string
+	// Body is the request body. The interceptor may keep it; it never
+	// edits it in place.
+	Body []byte
+}
+
+// Sink is the client side of a streamed response. Write appends bytes,
+// Flush sends them; an error from either means the client is gone.
+type Sink interface {
+	io.Writer
+	Flush() error
+}
+
+// Exchange is one intercepted request and its response.
+type Exchange interface {
+	// Body is the request body to send upstream (possibly rewritten).
+	Body() []byte
+	// Reply, when non-nil, answers the client without calling upstream.
+	Reply() *Reply
+	// RelayStream reads the upstream's event stream and writes what the
+	// client should see. It returns when the stream has ended, the client
+	// has gone (a Sink error), or ctx is done. A stream that ends without
+	// its terminal marker is reported to the client as an error event and
+	// returned as ErrTruncated.
+	RelayStream(ctx context.Context, upstream io.Reader, client Sink) error
+	// FinishPlain rewrites a complete, successful, non-streamed response.
+	FinishPlain(ctx context.Context, body []byte) ([]byte, error)
+}
+
+// Reply is a response hookgate gives without calling the upstream.
+type Reply struct {
+	Status      int
+	ContentType string
+	Body        []byte
+}
+
+// Interceptor starts exchanges for the routes it reads.
+type Interceptor interface {
+	// Begin reads the request. A *RequestError answers the client with its
+	// status and message.
+	Begin(ctx context.Context, req *Request) (Exchange, error)
+}

@@ -1,0 +1,227 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/hookgate/hookgate/interceptors"
+)
+
+// errClientGone closes an upstream stream whose client disconnected; the
+// upstream connection is then discarded, never pooled.
+var errClientGone = errors.New("client disconnected")
+
+// forward sends the request upstream and relays the response. Once a byte
+// of the response has gone to the client nothing is retried.
+func (s *Server) forward(ctx *fasthttp.RequestCtx, up *upstream, path string, body []byte, ex interceptors.Exchange, start time.Time) {
+	req := fasthttp.AcquireRequest()
+	resp := fasthttp.AcquireResponse()
+	up.prepare(req, &ctx.Request, body, ex != nil)
+	upStart := time.Now()
+	err := up.client.Do(req, resp)
+	fasthttp.ReleaseRequest(req)
+	if err != nil {
+		fasthttp.ReleaseResponse(resp)
+		s.writeUpstreamError(ctx, up, err)
+		return
+	}
+	s.metrics.upstreamHeaders(up.name, time.Since(upStart))
+
+	status := resp.StatusCode()
+	copyResponseHeaders(&ctx.Response.Header, &resp.Header)
+	ctx.SetStatusCode(status)
+	stream := resp.BodyStream()
+	isSSE := bytes.HasPrefix(resp.Header.ContentType(), []byte("text/event-stream"))
+	success := status >= 200 && status < 300
+
+	if ex == nil || !success {
+		// Passthrough: bytes as they came, flushed as they arrive, with the
+		// upstream's status and headers (Retry-After included).
+		s.relayRaw(ctx, resp, stream, isSSE)
+		return
+	}
+
+	decoded, encoding, err := decodeBody(stream, resp.Header.ContentEncoding())
+	if err != nil {
+		closeStream(resp, err)
+		fasthttp.ReleaseResponse(resp)
+		writeError(ctx, fasthttp.StatusBadGateway, "upstream_error", "unsupported_encoding", err.Error())
+		return
+	}
+	if encoding {
+		ctx.Response.Header.Del("Content-Encoding")
+	}
+
+	if isSSE {
+		s.relayIntercepted(ctx, up, resp, decoded, ex)
+		return
+	}
+
+	full, err := readCapped(decoded, int64(s.cfg.Limits.MaxResponseBytes))
+	closeStream(resp, err)
+	fasthttp.ReleaseResponse(resp)
+	if err != nil {
+		writeError(ctx, fasthttp.StatusBadGateway, "upstream_error", "upstream_read_failed", fmt.Sprintf("reading the upstream response: %v", err))
+		return
+	}
+	out, err := ex.FinishPlain(ctx, full)
+	if err != nil {
+		s.writeInterceptError(ctx, err)
+		return
+	}
+	ctx.SetBody(out)
+	s.metrics.overhead(time.Since(start) - time.Since(upStart))
+}
+
+// relayRaw copies the upstream body to the client without reading it.
+func (s *Server) relayRaw(ctx *fasthttp.RequestCtx, resp *fasthttp.Response, stream io.Reader, isSSE bool) {
+	if !isSSE {
+		if cl := resp.Header.ContentLength(); cl >= 0 {
+			ctx.Response.SetBodyStream(&releasingReader{r: stream, resp: resp}, cl)
+			return
+		}
+	}
+	s.metrics.streamStarted()
+	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
+		defer s.metrics.streamEnded()
+		buf := getBuffer()
+		defer putBuffer(buf)
+		var err error
+		for {
+			n, rerr := stream.Read(*buf)
+			if n > 0 {
+				if _, werr := w.Write((*buf)[:n]); werr != nil {
+					err = errClientGone
+					break
+				}
+				if werr := w.Flush(); werr != nil {
+					err = errClientGone
+					break
+				}
+			}
+			if rerr != nil {
+				if !errors.Is(rerr, io.EOF) {
+					err = rerr
+				}
+				break
+			}
+		}
+		closeStream(resp, err)
+		fasthttp.ReleaseResponse(resp)
+	})
+}
+
+// relayIntercepted hands a successful event stream to the interceptor.
+// The stream writer must not touch ctx, so everything it needs is captured
+// before SetBodyStreamWriter returns.
+func (s *Server) relayIntercepted(ctx *fasthttp.RequestCtx, up *upstream, resp *fasthttp.Response, body io.Reader, ex interceptors.Exchange) {
+	log := s.log
+	upName := up.name
+	s.metrics.streamStarted()
+	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
+		defer s.metrics.streamEnded()
+		rctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		err := ex.RelayStream(rctx, body, &flushSink{w: w})
+		var sinkErr *sinkError
+		switch {
+		case errors.As(err, &sinkErr):
+			err = errClientGone
+		case errors.Is(err, interceptors.ErrTruncated):
+			log.Warn("upstream stream truncated", "upstream", upName)
+		case err != nil:
+			log.Warn("stream relay ended with an error", "upstream", upName, "err", err)
+		}
+		closeStream(resp, err)
+		fasthttp.ReleaseResponse(resp)
+	})
+}
+
+// writeUpstreamError answers a failed upstream exchange before any byte of
+// a response was sent.
+func (s *Server) writeUpstreamError(ctx *fasthttp.RequestCtx, up *upstream, err error) {
+	if isTimeout(err) || errors.Is(err, fasthttp.ErrTimeout) {
+		writeError(ctx, fasthttp.StatusGatewayTimeout, "upstream_error", "upstream_timeout",
+			fmt.Sprintf("upstream %s did not answer in time", up.name))
+		return
+	}
+	s.log.Warn("upstream request failed", "upstream", up.name, "err", err)
+	writeError(ctx, fasthttp.StatusBadGateway, "upstream_error", "upstream_unreachable",
+		fmt.Sprintf("upstream %s could not be reached", up.name))
+}
+
+// closeStream ends an upstream body. A non-nil reason (client gone,
+// truncation, read error) discards the connection instead of pooling it.
+func closeStream(resp *fasthttp.Response, reason error) {
+	if rc, ok := resp.BodyStream().(fasthttp.ReadCloserWithError); ok {
+		_ = rc.CloseWithError(reason)
+		return
+	}
+	_ = resp.CloseBodyStream()
+}
+
+// decodeBody undoes a Content-Encoding the upstream used although hookgate
+// asked for identity. It reports whether it decoded anything.
+func decodeBody(r io.Reader, encoding []byte) (io.Reader, bool, error) {
+	switch string(bytes.ToLower(bytes.TrimSpace(encoding))) {
+	case "", "identity":
+		return r, false, nil
+	case "gzip", "x-gzip":
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return nil, true, fmt.Errorf("upstream gzip body: %w", err)
+		}
+		return zr, true, nil
+	case "deflate":
+		return flate.NewReader(r), true, nil
+	default:
+		return nil, true, fmt.Errorf("upstream used content-encoding %q, which hookgate cannot read", encoding)
+	}
+}
+
+// readCapped reads r whole, failing once it exceeds limit bytes.
+func readCapped(r io.Reader, limit int64) ([]byte, error) {
+	var b bytes.Buffer
+	n, err := b.ReadFrom(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if n > limit {
+		return nil, fmt.Errorf("response exceeds limits.max_response_bytes (%d bytes)", limit)
+	}
+	return b.Bytes(), nil
+}
+
+// releasingReader hands an upstream body to fasthttp's server, which
+// closes it once sent; closing releases the upstream response.
+type releasingReader struct {
+	r    io.Reader
+	resp *fasthttp.Response
+	err  error
+}
+
+func (rr *releasingReader) Read(p []byte) (int, error) {
+	n, err := rr.r.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		rr.err = err
+	}
+	return n, err
+}
+
+func (rr *releasingReader) Close() error {
+	if rr.resp != nil {
+		closeStream(rr.resp, rr.err)
+		fasthttp.ReleaseResponse(rr.resp)
+		rr.resp = nil
+	}
+	return nil
+}

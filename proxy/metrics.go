@@ -1,0 +1,81 @@
+package proxy
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Metrics are the proxy's Prometheus series. Labels never carry keys,
+// prompts, arguments or session ids; routes outside the known set are
+// reported as "other" so a client cannot blow up cardinality.
+type Metrics struct {
+	requests      *prometheus.CounterVec
+	upstream      *prometheus.HistogramVec
+	overheadHist  prometheus.Histogram
+	activeStreams prometheus.Gauge
+}
+
+// knownRoutes bound the route label.
+var knownRoutes = map[string]bool{
+	"/v1/chat/completions": true, "/v1/completions": true, "/v1/responses": true,
+	"/v1/messages": true, "/v1/embeddings": true, "/v1/models": true,
+	"/v1/files": true, "/v1/batches": true, "/v1/moderations": true,
+}
+
+// NewMetrics registers the proxy's series on reg.
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hookgate_requests_total", Help: "Requests answered, by upstream, route and status code.",
+		}, []string{"upstream", "route", "code"}),
+		upstream: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "hookgate_upstream_duration_seconds", Help: "Time from sending a request upstream to its response headers.",
+			Buckets: prometheus.ExponentialBuckets(0.001, 2, 18),
+		}, []string{"upstream"}),
+		overheadHist: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "hookgate_overhead_seconds", Help: "Time spent in hookgate itself on a request, excluding the upstream wait.",
+			Buckets: prometheus.ExponentialBuckets(0.00001, 2, 18),
+		}),
+		activeStreams: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "hookgate_active_streams", Help: "Streams being relayed now.",
+		}),
+	}
+	reg.MustRegister(m.requests, m.upstream, m.overheadHist, m.activeStreams)
+	return m
+}
+
+func (m *Metrics) request(upstream, route string, code int) {
+	if m == nil {
+		return
+	}
+	if !knownRoutes[route] {
+		route = "other"
+	}
+	m.requests.WithLabelValues(upstream, route, strconv.Itoa(code)).Inc()
+}
+
+func (m *Metrics) upstreamHeaders(upstream string, d time.Duration) {
+	if m != nil {
+		m.upstream.WithLabelValues(upstream).Observe(d.Seconds())
+	}
+}
+
+func (m *Metrics) overhead(d time.Duration) {
+	if m != nil && d > 0 {
+		m.overheadHist.Observe(d.Seconds())
+	}
+}
+
+func (m *Metrics) streamStarted() {
+	if m != nil {
+		m.activeStreams.Inc()
+	}
+}
+
+func (m *Metrics) streamEnded() {
+	if m != nil {
+		m.activeStreams.Dec()
+	}
+}

@@ -1,0 +1,101 @@
+package proxy
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/hookgate/hookgate/config"
+)
+
+// upstream is one configured LLM API and the pooled client that reaches it.
+type upstream struct {
+	name     string
+	provider string
+	scheme   string
+	host     string // Host header value
+	basePath string // base_url's path, without a trailing slash
+	apiKey   string // swapped in for the client's credential when set
+	client   *fasthttp.HostClient
+}
+
+// upstreamReadBuffer fits the response headers of every provider seen so
+// far; fasthttp's 4 KiB default is too small for some gateways' headers.
+const upstreamReadBuffer = 16 << 10
+
+func newUpstream(u config.Upstream, t config.Timeouts) (*upstream, error) {
+	pu, err := url.Parse(u.BaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("upstream %s: %w", u.Name, err)
+	}
+	addr := pu.Host
+	if pu.Port() == "" {
+		port := "80"
+		if pu.Scheme == "https" {
+			port = "443"
+		}
+		addr = net.JoinHostPort(pu.Hostname(), port)
+	}
+	connect, firstByte, idle := t.Connect.D(), t.FirstByte.D(), t.Idle.D()
+	hc := &fasthttp.HostClient{
+		Addr:                          addr,
+		IsTLS:                         pu.Scheme == "https",
+		NoDefaultUserAgentHeader:      true,
+		DisableHeaderNamesNormalizing: true,
+		DisablePathNormalizing:        true,
+		StreamResponseBody:            true,
+		ReadBufferSize:                upstreamReadBuffer,
+		MaxIdleConnDuration:           90 * time.Second,
+		Dial: func(addr string) (net.Conn, error) {
+			c, err := fasthttp.DialTimeout(addr, connect)
+			if err != nil {
+				return nil, err
+			}
+			return &deadlineConn{Conn: c, firstByte: firstByte, idle: idle}, nil
+		},
+	}
+	return &upstream{
+		name:     u.Name,
+		provider: u.Provider,
+		scheme:   pu.Scheme,
+		host:     pu.Host,
+		basePath: strings.TrimSuffix(pu.Path, "/"),
+		apiKey:   u.APIKey,
+		client:   hc,
+	}, nil
+}
+
+// prepare turns the client's request into the upstream request: the same
+// method, path, query, body and end-to-end headers, aimed at base_url, with
+// the configured credential swapped in.
+func (u *upstream) prepare(out *fasthttp.Request, in *fasthttp.Request, body []byte, identity bool) {
+	out.Header.DisableNormalizing()
+	copyRequestHeaders(&out.Header, &in.Header)
+	out.Header.SetMethodBytes(in.Header.Method())
+	uri := out.URI()
+	uri.DisablePathNormalizing = true
+	uri.SetScheme(u.scheme)
+	uri.SetHost(u.host)
+	uri.SetPath(u.basePath + string(in.URI().PathOriginal()))
+	uri.SetQueryStringBytes(in.URI().QueryString())
+	out.Header.SetHost(u.host)
+	if u.apiKey != "" {
+		switch u.provider {
+		case "anthropic":
+			out.Header.Set("x-api-key", u.apiKey)
+			out.Header.Del("Authorization")
+		default:
+			out.Header.Set("Authorization", "Bearer "+u.apiKey)
+			out.Header.Del("x-api-key")
+		}
+	}
+	if identity {
+		// hookgate reads this response, so it asks for it uncompressed.
+		out.Header.Set("Accept-Encoding", "identity")
+	}
+	out.SetBodyRaw(body)
+}
