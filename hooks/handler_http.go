@@ -1,8 +1,167 @@
 package hooks
 
-import "errors"
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"text/template"
+)
 
-// newHttpHandler builds a http handler. Placeholder until the handler lands.
+// httpHandler POSTs each event to an operator-configured URL: the event
+// JSON, or the body its `template:` renders. For blocking and contributing
+// events the answer must be a 2xx with a JSON Result; for observing events
+// any 2xx means delivered (so a chat webhook answering "ok" works).
+// Anything else, including a redirect (never followed) and the timeout, is
+// an error.
+type httpHandler struct {
+	id        string
+	url       string // as configured; never printed
+	display   string // scheme://host, for errors and side effects
+	headers   http.Header
+	tmpl      *template.Template // nil: the event JSON is the body
+	observing bool
+	transport *http.Transport
+	client    *http.Client
+}
+
+var (
+	_ Handler = (*httpHandler)(nil)
+	_ Closer  = (*httpHandler)(nil)
+)
+
+// newHttpHandler checks the URL, headers and template at load and gives the
+// hook its own connection pool.
 func newHttpHandler(spec *Spec, deps Deps) (Handler, error) {
-	return nil, errors.New("http handler not implemented yet")
+	hs := spec.Handler
+	u, err := parseHookURL(hs.URL)
+	if err != nil {
+		return nil, fmt.Errorf("http hook: %w", err)
+	}
+	if hs.Format != "" {
+		return nil, fmt.Errorf("http hook: format %q applies to command hooks only", hs.Format)
+	}
+	headers := make(http.Header, len(hs.Headers)+1)
+	for k, v := range hs.Headers {
+		if !validHeaderName(k) {
+			return nil, fmt.Errorf("http hook: invalid header name %q", k)
+		}
+		if strings.ContainsAny(v, "\r\n\x00") {
+			return nil, fmt.Errorf("http hook: header %s: value contains CR, LF or NUL", k)
+		}
+		headers.Set(k, v)
+	}
+	if headers.Get("Content-Type") == "" {
+		headers.Set("Content-Type", "application/json")
+	}
+	if headers.Get("User-Agent") == "" {
+		headers.Set("User-Agent", "hookgate-hook/1")
+	}
+	h := &httpHandler{
+		id:        spec.ID,
+		url:       u.String(),
+		display:   displayURL(u),
+		headers:   headers,
+		observing: observingEvent(spec),
+	}
+	if hs.Template != "" {
+		if h.tmpl, err = parseBodyTemplate(spec.ID, hs.Template); err != nil {
+			return nil, fmt.Errorf("http hook: %w", err)
+		}
+	}
+	h.transport = newHookTransport()
+	h.client = newHookClient(h.transport)
+	return h, nil
+}
+
+// observingEvent reports whether hooks of spec only observe: stop,
+// subagent_stop, and post_tool_use unless the hook may rewrite the tool
+// result (then its answer is used).
+func observingEvent(spec *Spec) bool {
+	switch spec.Event {
+	case Stop, SubagentStop:
+		return true
+	case PostToolUse:
+		return !slices.Contains(spec.AllowMutation, "toolResult")
+	}
+	return false
+}
+
+// validHeaderName reports whether k is an HTTP token.
+func validHeaderName(k string) bool {
+	if k == "" {
+		return false
+	}
+	for _, c := range []byte(k) {
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"(),/:;<=>?@[\\]{}", c) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Handle POSTs ev and reads the verdict.
+func (h *httpHandler) Handle(ctx context.Context, ev *Event) (Result, error) {
+	var (
+		body []byte
+		err  error
+	)
+	if h.tmpl != nil {
+		body, err = renderBody(h.tmpl, ev)
+	} else {
+		body, err = encodeEventJSON(ev)
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("http hook %q: %w", h.id, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.url, bytes.NewReader(body))
+	if err != nil {
+		return Result{}, fmt.Errorf("http hook %q: new request: %w", h.id, redactURLError(err))
+	}
+	for k, vs := range h.headers {
+		req.Header[k] = vs
+	}
+	req.Header.Set("X-Hookgate-Hook", h.id)
+	req.Header.Set("X-Hookgate-Event", string(ev.Event))
+	if ev.EventID != "" {
+		req.Header.Set("X-Hookgate-Event-Id", ev.EventID)
+	}
+	resp, err := h.client.Do(req)
+	if err != nil {
+		return Result{}, fmt.Errorf("http hook %q: POST %s: %w", h.id, h.display, redactURLError(err))
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		discardBody(resp.Body)
+		note := ""
+		if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+			note = " (redirects are not followed)"
+		}
+		return Result{}, fmt.Errorf("http hook %q: POST %s: status %d%s", h.id, h.display, resp.StatusCode, note)
+	}
+	if h.observing {
+		discardBody(resp.Body)
+		return Result{Decision: Allow, SideEffects: []string{"delivered to " + h.display}}, nil
+	}
+	raw, err := readCapped(resp.Body)
+	_ = resp.Body.Close()
+	if err != nil {
+		return Result{}, fmt.Errorf("http hook %q: POST %s: read body: %w", h.id, h.display, err)
+	}
+	res, err := decodeHookOutput(raw)
+	if err != nil {
+		if errors.Is(err, errEmptyOutput) {
+			err = errors.New("empty body: a verdict is required for this event")
+		}
+		return Result{}, fmt.Errorf("http hook %q: POST %s: %w", h.id, h.display, err)
+	}
+	return res, nil
+}
+
+// Close releases the handler's idle connections.
+func (h *httpHandler) Close() error {
+	h.transport.CloseIdleConnections()
+	return nil
 }
