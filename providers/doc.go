@@ -1,0 +1,24 @@
+// Package providers holds hookgate's wire-format codecs: one per API an agent
+// may speak to an LLM (this file set covers OpenAI chat completions). A codec
+// reads traffic into plain views and writes synthesised pieces back:
+//
+//   - sse.go: an incremental Server-Sent Events parser that yields each event
+//     with its exact bytes, so untouched events are relayed byte for byte;
+//   - chat_chunk.go: a cheap view of one chat.completion.chunk payload;
+//   - chat_toolcalls.go: an assembler turning streamed tool-call deltas into
+//     whole calls with stable ordinals, without trusting the wire index;
+//   - chat_encode.go and openai_error.go: synthesised chunks, SSE framing and
+//     error bodies built from the original bytes;
+//   - chat_response.go and chat_request.go: views and edits of non-streamed
+//     responses and of requests.
+//
+// JSON is read with gjson (or, on the per-chunk hot path, with the small
+// zero-allocation scanner in json_scan.go) and edited with sjson on a copy:
+// an input slice is never written to, and no edit returns a slice that
+// aliases its input. Everything not edited keeps its bytes, key order and
+// number formatting.
+//
+// providers knows nothing of hooks, interceptors or the proxy; it must never
+// import them. Views alias the bytes they were built from; each type says how
+// long its slices stay valid.
+package providers

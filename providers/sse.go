@@ -1,0 +1,302 @@
+package providers
+
+import (
+	"bytes"
+	"fmt"
+)
+
+// DefaultMaxSSEEvent is the event size limit NewSSEParser uses when given a
+// limit of zero or less. A whole tool call may arrive in one event (Groq,
+// xAI, Mistral), so the limit must hold the largest arguments expected.
+const DefaultMaxSSEEvent = 8 << 20
+
+// SSEFrame is one Server-Sent Events event as it appeared on the wire.
+//
+// Every slice aliases the parser's buffers and is valid only until the next
+// call of any SSEParser method; copy what must outlive that.
+type SSEFrame struct {
+	// Raw is the exact bytes of the event, from the end of the previous event
+	// through the blank line that ends this one. Concatenating the Raw of
+	// every frame, then SSEParser.Trailing, gives back the input.
+	Raw []byte
+	// Event is the value of the last "event:" line; nil if there was none.
+	Event []byte
+	// Data is the values of the "data:" lines joined with "\n". It is nil
+	// when DataLines is 0 and may be empty (but non-nil) when DataLines > 0.
+	Data []byte
+	// ID is the value of the last "id:" line; nil if there was none.
+	ID []byte
+	// DataLines counts the "data:" lines. Per the SSE rules an event with no
+	// data line is never delivered to a client's handler.
+	DataLines int
+	// Comment reports a comment-only event (": ping", ": OPENROUTER
+	// PROCESSING"): at least one comment line and no field line.
+	Comment bool
+	// Done reports Data == "[DONE]", the chat-completions end marker.
+	Done bool
+	// Seq numbers the frames of a stream from 0.
+	Seq uint64
+	// Offset is the stream offset of Raw's first byte.
+	Offset int64
+}
+
+// HasData reports whether the event carried at least one data line.
+func (f *SSEFrame) HasData() bool { return f.DataLines > 0 }
+
+// Empty reports a frame made only of a blank line (a stray separator). It
+// must still be relayed to keep the stream byte exact.
+func (f *SSEFrame) Empty() bool {
+	return f.DataLines == 0 && !f.Comment && f.Event == nil && f.ID == nil && isLineEnd(f.Raw)
+}
+
+func isLineEnd(b []byte) bool {
+	return string(b) == "\n" || string(b) == "\r" || string(b) == "\r\n"
+}
+
+// SSEParser splits a byte stream into SSE events, incrementally: input may
+// be cut at any byte, including between the CR and LF of a line ending. It
+// understands LF, CR and CRLF line endings, "data:" with or without one
+// leading space, comment lines, and fields in any order (Bedrock sends
+// "data:" before "event:"). A line whose field name is unknown (including
+// " data:", with a leading space) is ignored, as the SSE rules demand; the
+// frame keeps its bytes. A leading byte-order mark is not stripped.
+//
+// Usage: Feed a chunk, then call Next until it returns a nil frame; repeat.
+// At end of input call End, drain Next again, then read Trailing.
+//
+// An event whose final blank line ends in a bare CR that happens to be the
+// last byte fed is held until the next byte shows whether an LF follows, or
+// until End. CRLF streams see this only when a read splits CR from LF.
+//
+// The parser keeps the unfinished remainder of its input and compacts it
+// on the next Feed. Once the buffered part of one event exceeds the maximum
+// size, Next returns ErrEventTooLarge and the parser stays failed until
+// Reset. Steady state allocates nothing: buffers are reused.
+//
+// A parser is not safe for concurrent use.
+type SSEParser struct {
+	max int
+
+	buf       []byte
+	evStart   int  // start of the unfinished event in buf
+	lineStart int  // start of the line being scanned
+	pos       int  // scan position; [lineStart, pos) holds no line ending
+	crPending bool // a CR ended the previous line; an LF right after it belongs to it
+	crEnds    bool // that CR ended the blank line closing the event
+	ended     bool
+	err       error
+
+	// The event being built; offsets are relative to evStart so that
+	// compaction does not move them.
+	eventOff, eventEnd int
+	hasEvent           bool
+	idOff, idEnd       int
+	hasID              bool
+	data0Off, data0End int
+	dataLines          int
+	dataBuf            []byte // joined data when dataLines > 1
+	comments, fields   int
+
+	seq       uint64
+	discarded int64 // stream offset of buf[0]
+	frame     SSEFrame
+}
+
+// NewSSEParser returns a parser whose events may be at most maxEvent bytes
+// (DefaultMaxSSEEvent when maxEvent <= 0).
+func NewSSEParser(maxEvent int) *SSEParser {
+	if maxEvent <= 0 {
+		maxEvent = DefaultMaxSSEEvent
+	}
+	return &SSEParser{max: maxEvent}
+}
+
+// MaxEvent returns the event size limit.
+func (p *SSEParser) MaxEvent() int { return p.max }
+
+// Reset prepares the parser for a new stream, keeping its buffers and limit.
+func (p *SSEParser) Reset() {
+	*p = SSEParser{max: p.max, buf: p.buf[:0], dataBuf: p.dataBuf[:0]}
+}
+
+// Feed appends input. b is copied; the caller may reuse it at once. Call Next
+// until it returns nil before feeding again, or the buffer grows by what is
+// fed.
+func (p *SSEParser) Feed(b []byte) {
+	if p.err != nil {
+		return
+	}
+	if p.ended {
+		p.err = ErrFeedAfterEnd
+		return
+	}
+	if p.evStart > 0 {
+		n := copy(p.buf, p.buf[p.evStart:])
+		p.buf = p.buf[:n]
+		p.lineStart -= p.evStart
+		p.pos -= p.evStart
+		p.discarded += int64(p.evStart)
+		p.evStart = 0
+	}
+	p.buf = append(p.buf, b...)
+}
+
+// End marks the end of input. Next then delivers the events still buffered
+// (a final blank line ending in CR counts as complete) and Trailing holds
+// whatever follows the last complete event.
+func (p *SSEParser) End() { p.ended = true }
+
+// Trailing returns the bytes after the last complete event: after End and a
+// drained Next, a non-empty result means the stream stopped mid-event. The
+// slice aliases the parser's buffer (valid until the next method call).
+func (p *SSEParser) Trailing() []byte { return p.buf[p.evStart:] }
+
+// Err returns the error that failed the parser, if any.
+func (p *SSEParser) Err() error { return p.err }
+
+// Next returns the next complete event, or (nil, nil) when more input is
+// needed (or, after End, when the stream is drained). The frame and its
+// slices are valid until the next method call.
+func (p *SSEParser) Next() (*SSEFrame, error) {
+	if p.err != nil {
+		return nil, p.err
+	}
+	for {
+		if p.crPending {
+			if p.pos >= len(p.buf) {
+				if !p.ended {
+					break
+				}
+				p.crPending = false
+				if p.crEnds {
+					p.crEnds = false
+					return p.emit(p.pos)
+				}
+				break
+			}
+			p.crPending = false
+			if p.buf[p.pos] == '\n' {
+				p.pos++
+				p.lineStart = p.pos
+			}
+			if p.crEnds {
+				p.crEnds = false
+				return p.emit(p.pos)
+			}
+		}
+		i := indexLineEnd(p.buf[p.pos:])
+		if i < 0 {
+			p.pos = len(p.buf)
+			break
+		}
+		end := p.pos + i
+		blank := end == p.lineStart
+		if !blank {
+			p.line(p.lineStart, end)
+		}
+		p.pos = end + 1
+		p.lineStart = p.pos
+		if p.buf[end] == '\r' {
+			p.crPending = true
+			p.crEnds = blank
+			continue
+		}
+		if blank {
+			return p.emit(p.pos)
+		}
+	}
+	if n := len(p.buf) - p.evStart; n > p.max {
+		p.err = fmt.Errorf("sse: event at offset %d: %d buffered bytes, limit %d: %w",
+			p.discarded+int64(p.evStart), n, p.max, ErrEventTooLarge)
+		return nil, p.err
+	}
+	return nil, nil
+}
+
+// indexLineEnd returns the index of the first CR or LF in b, or -1.
+func indexLineEnd(b []byte) int {
+	lf := bytes.IndexByte(b, '\n')
+	if lf < 0 {
+		return bytes.IndexByte(b, '\r')
+	}
+	if cr := bytes.IndexByte(b[:lf], '\r'); cr >= 0 {
+		return cr
+	}
+	return lf
+}
+
+// line records the non-blank line buf[start:end] into the event being built.
+func (p *SSEParser) line(start, end int) {
+	b := p.buf[start:end]
+	if b[0] == ':' {
+		p.comments++
+		return
+	}
+	p.fields++
+	name := b
+	vs, ve := end, end
+	if c := bytes.IndexByte(b, ':'); c >= 0 {
+		name = b[:c]
+		vs = start + c + 1
+		if vs < end && p.buf[vs] == ' ' {
+			vs++
+		}
+	}
+	base := p.evStart
+	switch string(name) {
+	case "data":
+		p.dataLines++
+		switch p.dataLines {
+		case 1:
+			p.data0Off, p.data0End = vs-base, ve-base
+			return
+		case 2:
+			p.dataBuf = append(p.dataBuf[:0], p.buf[base+p.data0Off:base+p.data0End]...)
+		}
+		p.dataBuf = append(p.dataBuf, '\n')
+		p.dataBuf = append(p.dataBuf, p.buf[vs:ve]...)
+	case "event":
+		p.hasEvent = true
+		p.eventOff, p.eventEnd = vs-base, ve-base
+	case "id":
+		p.hasID = true
+		p.idOff, p.idEnd = vs-base, ve-base
+	}
+}
+
+// emit closes the event at buf[evStart:end] and returns its frame.
+func (p *SSEParser) emit(end int) (*SSEFrame, error) {
+	raw := p.buf[p.evStart:end:end]
+	if len(raw) > p.max {
+		p.err = fmt.Errorf("sse: event %d at offset %d: %d bytes, limit %d: %w",
+			p.seq, p.discarded+int64(p.evStart), len(raw), p.max, ErrEventTooLarge)
+		return nil, p.err
+	}
+	f := &p.frame
+	*f = SSEFrame{
+		Raw:       raw,
+		DataLines: p.dataLines,
+		Comment:   p.comments > 0 && p.fields == 0,
+		Seq:       p.seq,
+		Offset:    p.discarded + int64(p.evStart),
+	}
+	if p.hasEvent {
+		f.Event = raw[p.eventOff:p.eventEnd:p.eventEnd]
+	}
+	if p.hasID {
+		f.ID = raw[p.idOff:p.idEnd:p.idEnd]
+	}
+	switch {
+	case p.dataLines == 1:
+		f.Data = raw[p.data0Off:p.data0End:p.data0End]
+	case p.dataLines > 1:
+		f.Data = p.dataBuf
+	}
+	f.Done = p.dataLines > 0 && string(f.Data) == "[DONE]"
+
+	p.seq++
+	p.evStart = end
+	p.hasEvent, p.hasID = false, false
+	p.dataLines, p.comments, p.fields = 0, 0, 0
+	return f, nil
+}
