@@ -1,0 +1,53 @@
+// Command hookgate is a transparent reverse proxy between AI agents and the
+// LLM APIs they call, enforcing an organisation's hooks on tool calls.
+//
+//	hookgate serve --config FILE      run the proxy
+//	hookgate validate --config FILE   check a configuration, listing every error
+//	hookgate demo                     an offline tour, nothing to configure
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+const usage = `hookgate: a policy proxy between AI agents and LLM APIs
+
+usage:
+  hookgate serve --config FILE      run the proxy
+  hookgate validate --config FILE   check a configuration; exits 1 listing every error
+  hookgate demo                     run an offline demo (embedded mock upstream)
+  hookgate version                  print the version
+`
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "serve":
+		return runServe(args[1:], stderr)
+	case "validate":
+		return runValidate(args[1:], stdout, stderr)
+	case "demo":
+		return runDemo(args[1:], stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintln(stdout, "hookgate", version)
+		return 0
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "hookgate: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+}

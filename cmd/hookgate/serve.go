@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/hookgate/hookgate/config"
+	"github.com/hookgate/hookgate/internal/app"
+)
+
+// shutdownGrace is how long streams in flight may run after SIGTERM.
+const shutdownGrace = 30 * time.Second
+
+func runServe(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	path := fs.String("config", "hookgate.yaml", "configuration file")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	cfg, err := config.Load(*path)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	log := newLogger(cfg.Log, stderr)
+	a, err := app.Build(cfg, log)
+	if err != nil {
+		fmt.Fprintln(stderr, "hookgate:", err)
+		return 1
+	}
+	if err := a.Start(); err != nil {
+		fmt.Fprintln(stderr, "hookgate:", err)
+		return 1
+	}
+	log.Info("hookgate listening", "proxy", a.URL(), "admin", a.AdminURL(), "upstreams", len(cfg.Upstreams), "hooks", len(cfg.Hooks))
+
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	select {
+	case sig := <-sigs:
+		log.Info("shutting down", "signal", sig.String(), "grace", shutdownGrace)
+	case err := <-a.Errors():
+		log.Error("listener stopped", "err", err)
+		return 1
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := a.Shutdown(ctx); err != nil {
+		log.Warn("shutdown did not finish cleanly", "err", err)
+	}
+	return 0
+}
+
+func newLogger(c config.Log, w io.Writer) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(c.Level))
+	opts := &slog.HandlerOptions{Level: level}
+	if c.Format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}

@@ -1,0 +1,68 @@
+// Package e2e runs hookgate end to end: a mock upstream replaying recorded
+// provider traffic on loopback, hookgate built exactly as `hookgate serve`
+// builds it, and real client SDKs as the agent.
+package e2e
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/hookgate/hookgate/config"
+	"github.com/hookgate/hookgate/internal/app"
+	"github.com/hookgate/hookgate/internal/mockupstream"
+)
+
+// stack is a mock upstream with hookgate in front of it.
+type stack struct {
+	mock *mockupstream.Server
+	app  *app.App
+}
+
+// startStack starts a mock upstream and hookgate configured by extra YAML
+// (appended to a config whose only upstream is the mock).
+func startStack(t *testing.T, extra string) *stack {
+	t.Helper()
+	mock := mockupstream.Start(t)
+	doc := "listen: 127.0.0.1:0\nadmin:\n  listen: 127.0.0.1:0\nupstreams:\n  - name: mock\n    provider: openai\n    base_url: " + mock.URL() + "\n" + extra
+	cfg, err := config.Parse([]byte(doc), "e2e.yaml", func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatalf("config: %v", err)
+	}
+	a, err := app.Build(cfg, nil)
+	if err != nil {
+		t.Fatalf("build: %v", err)
+	}
+	if err := a.Start(); err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	t.Cleanup(a.Close)
+	return &stack{mock: mock, app: a}
+}
+
+// rawPost sends body to base+path with a plain HTTP client and returns the
+// status, headers and the whole response body as bytes.
+func rawPost(t *testing.T, base, path string, body []byte, header map[string]string) (int, http.Header, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, base+path, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	client := &http.Client{Timeout: 30 * time.Second}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("POST %s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("read %s: %v", path, err)
+	}
+	return resp.StatusCode, resp.Header, got
+}

@@ -1,0 +1,127 @@
+package interceptors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/hookgate/hookgate/providers"
+)
+
+// streamRelay moves an upstream event stream to the client event by event.
+// Frames nobody needs to touch are written as the bytes that came; a frame
+// handler may replace them. It notices the terminal marker, so that a
+// stream that merely stops is reported as truncated rather than passed
+// off as a clean finish.
+type streamRelay struct {
+	parser    *providers.SSEParser
+	maxStream int64
+	ends      func(*providers.SSEFrame) bool
+	relayed   int64
+	complete  bool
+}
+
+// frameHandler may take over a frame: it returns true when it has written
+// (or deliberately held) the frame itself.
+type frameHandler func(f *providers.SSEFrame, client Sink) (handled bool, err error)
+
+func newStreamRelay(maxEvent int, maxStream int64, ends func(*providers.SSEFrame) bool) *streamRelay {
+	return &streamRelay{parser: providers.NewSSEParser(maxEvent), maxStream: maxStream, ends: ends}
+}
+
+var readBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// run relays until the stream ends, the client leaves or ctx is done.
+func (r *streamRelay) run(ctx context.Context, upstream io.Reader, client Sink, handle frameHandler) error {
+	bp := readBuffers.Get().(*[]byte)
+	defer readBuffers.Put(bp)
+	buf := *bp
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n, rerr := upstream.Read(buf)
+		if n > 0 {
+			r.relayed += int64(n)
+			if r.maxStream > 0 && r.relayed > r.maxStream {
+				return r.fail(client, "stream_too_large", fmt.Sprintf("the upstream stream exceeded hookgate's limit of %d bytes (limits.max_stream_bytes)", r.maxStream), errStreamTooLarge)
+			}
+			r.parser.Feed(buf[:n])
+			if err := r.drain(client, handle); err != nil {
+				return err
+			}
+			if err := client.Flush(); err != nil {
+				return err
+			}
+		}
+		if rerr != nil {
+			if !errors.Is(rerr, io.EOF) {
+				return r.fail(client, "upstream_stream_error", "the upstream stream failed before it finished", fmt.Errorf("%w: %v", ErrTruncated, rerr))
+			}
+			return r.finish(client, handle)
+		}
+	}
+}
+
+var errStreamTooLarge = errors.New("stream exceeds limits.max_stream_bytes")
+
+// drain writes every complete frame buffered in the parser.
+func (r *streamRelay) drain(client Sink, handle frameHandler) error {
+	for {
+		f, err := r.parser.Next()
+		if err != nil {
+			return r.fail(client, "event_too_large", "an upstream event exceeded hookgate's limit (limits.max_event_bytes)", err)
+		}
+		if f == nil {
+			return nil
+		}
+		if r.ends(f) {
+			r.complete = true
+		}
+		if handle != nil {
+			handled, err := handle(f, client)
+			if err != nil {
+				return err
+			}
+			if handled {
+				continue
+			}
+		}
+		if _, err := client.Write(f.Raw); err != nil {
+			return err
+		}
+	}
+}
+
+// finish handles the end of the upstream body: the last frames, the bytes
+// of an unterminated event as they came, and a truncation error when the
+// stream never reached its terminal marker.
+func (r *streamRelay) finish(client Sink, handle frameHandler) error {
+	r.parser.End()
+	if err := r.drain(client, handle); err != nil {
+		return err
+	}
+	if tail := r.parser.Trailing(); len(tail) > 0 {
+		if _, err := client.Write(tail); err != nil {
+			return err
+		}
+	}
+	if !r.complete {
+		return r.fail(client, "stream_truncated", "the upstream stream ended before it finished", ErrTruncated)
+	}
+	return client.Flush()
+}
+
+// fail tells the client, in-band, why the stream stops, and returns cause.
+func (r *streamRelay) fail(client Sink, code, message string, cause error) error {
+	ev := providers.FrameSSEData(openAIError("upstream_error", code, message))
+	if _, err := client.Write(ev); err != nil {
+		return err
+	}
+	if err := client.Flush(); err != nil {
+		return err
+	}
+	return cause
+}
