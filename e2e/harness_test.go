@@ -6,6 +6,8 @@ package e2e
 import (
 	"bytes"
 	"io"
+	"log/slog"
+	"os"
 	"net/http"
 	"testing"
 	"time"
@@ -27,11 +29,18 @@ func startStack(t *testing.T, extra string) *stack {
 	t.Helper()
 	mock := mockupstream.Start(t)
 	doc := "listen: 127.0.0.1:0\nadmin:\n  listen: 127.0.0.1:0\nupstreams:\n  - name: mock\n    provider: openai\n    base_url: " + mock.URL() + "\n" + extra
-	cfg, err := config.Parse([]byte(doc), "e2e.yaml", func(string) (string, bool) { return "", false })
+	return &stack{mock: mock, app: startApp(t, doc)}
+}
+
+// startApp starts hookgate on a configuration document. ${NAME} resolves
+// from the test's environment.
+func startApp(t *testing.T, doc string) *app.App {
+	t.Helper()
+	cfg, err := config.Parse([]byte(doc), "e2e.yaml", os.LookupEnv)
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}
-	a, err := app.Build(cfg, nil)
+	a, err := app.Build(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatalf("build: %v", err)
 	}
@@ -39,7 +48,7 @@ func startStack(t *testing.T, extra string) *stack {
 		t.Fatalf("start: %v", err)
 	}
 	t.Cleanup(a.Close)
-	return &stack{mock: mock, app: a}
+	return a
 }
 
 // rawPost sends body to base+path with a plain HTTP client and returns the

@@ -58,7 +58,7 @@ func (r *streamRelay) run(ctx context.Context, upstream io.Reader, client Sink, 
 		}
 		if rerr != nil {
 			if !errors.Is(rerr, io.EOF) {
-				return r.fail(client, "upstream_stream_error", "the upstream stream failed before it finished", fmt.Errorf("%w: %v", ErrTruncated, rerr))
+				return r.fail(client, "stream_truncated", "the upstream connection failed before the stream finished", fmt.Errorf("%w: %v", ErrTruncated, rerr))
 			}
 			return r.finish(client, handle)
 		}
