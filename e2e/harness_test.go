@@ -7,8 +7,8 @@ import (
 	"bytes"
 	"io"
 	"log/slog"
-	"os"
 	"net/http"
+	"os"
 	"testing"
 	"time"
 
