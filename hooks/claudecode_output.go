@@ -136,7 +136,7 @@ func claudeCodeResult(ev *Event, out *claudeCodeOutput) (Result, error) {
 		if err := json.Unmarshal(spec.UpdatedInput, &replacement); err != nil || replacement == nil {
 			return Result{}, errors.New("hookSpecificOutput.updatedInput is not a JSON object")
 		}
-		changed, err := changedFields(ev.ToolInput, replacement)
+		changed, err := claudeCodeInputDiff(ev.ToolInput, replacement)
 		if err != nil {
 			return Result{}, err
 		}
@@ -165,14 +165,14 @@ func keepWorkingRecorded(reason string, sideEffects []string) Result {
 	return Result{Decision: Allow, Reason: note, SideEffects: append(sideEffects, note)}
 }
 
-// changedFields compares Claude Code's whole-replacement updatedInput with
+// claudeCodeInputDiff compares Claude Code's whole-replacement updatedInput with
 // the current tool input and returns only what differs: fields changed or
 // added with their new value, fields the replacement dropped as nil. So a
 // hook that rewrites one field and echoes the rest is seen as rewriting
 // one field, and unchanged fields are never counted as stripped mutations.
 // The current input is compared after a JSON round trip so that Go values
 // (an int, say) compare equal to what the hook read and echoed.
-func changedFields(current, replacement map[string]any) (map[string]any, error) {
+func claudeCodeInputDiff(current, replacement map[string]any) (map[string]any, error) {
 	var normal map[string]any
 	if len(current) > 0 {
 		raw, err := json.Marshal(current)
