@@ -1,8 +1,368 @@
 package hooks
 
-import "errors"
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
 
-// newScriptHandler builds a script handler. Placeholder until the handler lands.
-func newScriptHandler(spec *Spec, deps Deps) (Handler, error) {
-	return nil, errors.New("script handler not implemented yet")
+	"github.com/dop251/goja"
+)
+
+// Limits of script hooks besides the sandbox's (see script_sandbox.go).
+const (
+	// ScriptMaxEventBytes caps the event JSON a script receives. A larger
+	// event is an error (which fails closed): a policy never judges a cut
+	// version of the input.
+	ScriptMaxEventBytes = 1 << 20
+	// scriptMaxResultBytes caps the JSON of a script's result.
+	scriptMaxResultBytes = 1 << 20
+	// scriptMaxSourceBytes caps a script's source.
+	scriptMaxSourceBytes = 1 << 20
+	// scriptLoadTimeout bounds the trial run of a script at load time.
+	scriptLoadTimeout = 2 * time.Second
+)
+
+// scriptHandler runs a JavaScript hook on goja.
+//
+// The contract is a function
+//
+//	function handle(event) { return {decision, reason, updatedInput, updatedResult, additionalContext, sideEffects} }
+//
+// where decision is "allow", "rewrite" or "block". The source is compiled
+// once, wrapped in a function that runs the script's top level and returns
+// handle; every call runs that wrapper afresh, so variables of the script
+// start anew on every call, and the built-ins and the global object are
+// frozen (script_sandbox.go), so nothing a call changes reaches the next.
+//
+// Runtimes are pooled (at most maxVMs per hook). Each call runs on its own
+// goroutine so that the caller gets its answer at the deadline even while a
+// native built-in is still busy; the runtime is then interrupted and
+// discarded, as is one whose script threw. A clean runtime goes back to the
+// pool.
+type scriptHandler struct {
+	id     string
+	source []byte
+	prog   *goja.Program
+
+	maxVMs int
+	idle   chan *scriptVM // clean runtimes
+	slots  chan struct{}  // one token per live runtime
+	calls  sync.WaitGroup // calls in flight, for Close
+	closed atomic.Bool
+	closeM sync.Mutex // orders calls.Add against Close's Wait
+}
+
+type scriptVM struct {
+	rt        *goja.Runtime
+	factory   goja.Callable
+	parse     goja.Callable
+	stringify goja.Callable
+}
+
+var _ Handler = (*scriptHandler)(nil)
+var _ Closer = (*scriptHandler)(nil)
+
+// defaultScriptVMs is the pool bound of one script hook.
+func defaultScriptVMs() int { return max(8, 4*runtime.GOMAXPROCS(0)) }
+
+// newScriptHandler loads, compiles and trial-runs the entry's script.
+func newScriptHandler(spec *Spec, deps Deps) (*scriptHandler, error) {
+	return newScriptHandlerN(spec, deps, defaultScriptVMs())
+}
+
+func newScriptHandlerN(spec *Spec, deps Deps, maxVMs int) (*scriptHandler, error) {
+	hs := &spec.Handler
+	var (
+		src  []byte
+		name = "hook-" + spec.ID + ".js"
+	)
+	switch {
+	case hs.Source != "" && hs.File != "":
+		return nil, errors.New("script: set source or file, not both")
+	case hs.Source != "":
+		src = []byte(hs.Source)
+	case hs.File != "":
+		path := hs.File
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(deps.BaseDir, path)
+		}
+		st, err := os.Stat(path)
+		if err != nil {
+			return nil, fmt.Errorf("script file: %w", err)
+		}
+		if st.Size() > scriptMaxSourceBytes {
+			return nil, fmt.Errorf("script file %s: %d bytes exceeds %d", hs.File, st.Size(), scriptMaxSourceBytes)
+		}
+		if src, err = os.ReadFile(path); err != nil {
+			return nil, fmt.Errorf("script file: %w", err)
+		}
+		name = hs.File
+	default:
+		return nil, errors.New("script: source or file is required")
+	}
+	if len(src) > scriptMaxSourceBytes {
+		return nil, fmt.Errorf("script: %d bytes exceeds %d", len(src), scriptMaxSourceBytes)
+	}
+	// The script must be a valid program on its own, so that its text
+	// cannot close the wrapper below and leave code at the top level.
+	if _, err := goja.Parse(name, string(src)); err != nil {
+		return nil, fmt.Errorf("script: %w", err)
+	}
+	// The prefix has no newline, so line numbers in errors stay the
+	// script's own.
+	wrapped := "(function () {" + string(src) + "\n;return typeof handle === 'function' ? handle : undefined;\n})"
+	prog, err := goja.Compile(name, wrapped, false)
+	if err != nil {
+		return nil, fmt.Errorf("script: %w", err)
+	}
+	s := &scriptHandler{
+		id:     spec.ID,
+		source: src,
+		prog:   prog,
+		maxVMs: maxVMs,
+		idle:   make(chan *scriptVM, maxVMs),
+		slots:  make(chan struct{}, maxVMs),
+	}
+	if err := s.trial(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// trial builds the first runtime and checks that the script defines handle.
+func (s *scriptHandler) trial() error {
+	s.slots <- struct{}{}
+	vm, err := s.newVM()
+	if err != nil {
+		<-s.slots
+		return err
+	}
+	t := time.AfterFunc(scriptLoadTimeout, func() { vm.rt.Interrupt("load timeout") })
+	h, err := vm.factory(goja.Undefined())
+	stopped := t.Stop()
+	if err != nil || !stopped {
+		<-s.slots
+		if err == nil {
+			err = errors.New("timed out")
+		}
+		return fmt.Errorf("script: running its top level: %w", err)
+	}
+	if _, ok := goja.AssertFunction(h); !ok {
+		<-s.slots
+		return errors.New("script: does not define function handle(event)")
+	}
+	s.idle <- vm
+	return nil
+}
+
+func (s *scriptHandler) newVM() (*scriptVM, error) {
+	rt, parse, stringify, err := newSandbox()
+	if err != nil {
+		return nil, err
+	}
+	v, err := rt.RunProgram(s.prog)
+	if err != nil {
+		return nil, fmt.Errorf("script: %w", err)
+	}
+	factory, ok := goja.AssertFunction(v)
+	if !ok {
+		return nil, errors.New("script: wrapper is not a function")
+	}
+	return &scriptVM{rt: rt, factory: factory, parse: parse, stringify: stringify}, nil
+}
+
+// get takes a clean runtime, builds one while under the bound, or waits
+// for one until ctx ends (an exhausted pool is an error).
+func (s *scriptHandler) get(ctx context.Context) (*scriptVM, error) {
+	select {
+	case vm := <-s.idle:
+		return vm, nil
+	default:
+	}
+	select {
+	case vm := <-s.idle:
+		return vm, nil
+	case s.slots <- struct{}{}:
+		vm, err := s.newVM()
+		if err != nil {
+			<-s.slots
+			return nil, err
+		}
+		return vm, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("script runtime pool exhausted (%d runtimes busy): %w", s.maxVMs, ctx.Err())
+	}
+}
+
+func (s *scriptHandler) put(vm *scriptVM) {
+	vm.rt.ClearInterrupt()
+	s.idle <- vm // never blocks: idle holds at most maxVMs
+}
+
+func (s *scriptHandler) discard(*scriptVM) { <-s.slots }
+
+type scriptReply struct {
+	res Result
+	err error
+}
+
+// Handle runs the script on ev.
+func (s *scriptHandler) Handle(ctx context.Context, ev *Event) (Result, error) {
+	data, err := json.Marshal(ev)
+	if err != nil {
+		return Result{}, fmt.Errorf("script: encode event: %w", err)
+	}
+	if len(data) > ScriptMaxEventBytes {
+		return Result{}, fmt.Errorf("script: event of %d bytes exceeds %d", len(data), ScriptMaxEventBytes)
+	}
+	s.closeM.Lock()
+	if s.closed.Load() {
+		s.closeM.Unlock()
+		return Result{}, errors.New("script: handler closed")
+	}
+	s.calls.Add(1)
+	s.closeM.Unlock()
+	defer s.calls.Done()
+
+	vm, err := s.get(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	// state: 0 running, 1 finished (the runner owns the runtime), 2
+	// abandoned (the caller interrupted it; the runtime is discarded).
+	var state atomic.Int32
+	reply := make(chan scriptReply, 1)
+	s.calls.Add(1)
+	go func() {
+		defer s.calls.Done()
+		res, err, clean := vm.call(data)
+		if state.CompareAndSwap(0, 1) && clean {
+			s.put(vm)
+		} else {
+			s.discard(vm)
+		}
+		reply <- scriptReply{res, err}
+	}()
+	select {
+	case r := <-reply:
+		return r.res, r.err
+	case <-ctx.Done():
+		if !state.CompareAndSwap(0, 2) {
+			r := <-reply // finished just now
+			return r.res, r.err
+		}
+		vm.rt.Interrupt("deadline")
+		return Result{}, fmt.Errorf("script interrupted: %w", ctx.Err())
+	}
+}
+
+// call runs one event through the script. clean is false when the runtime
+// must not be reused (the script threw or was interrupted).
+func (vm *scriptVM) call(data []byte) (res Result, err error, clean bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err, clean = Result{}, fmt.Errorf("script: runtime panic: %v", p), false
+		}
+	}()
+	undef := goja.Undefined()
+	h, err := vm.factory(undef)
+	if err != nil {
+		return Result{}, scriptError(err), false
+	}
+	handle, ok := goja.AssertFunction(h)
+	if !ok {
+		return Result{}, errors.New("script: does not define function handle(event)"), true
+	}
+	evVal, err := vm.parse(undef, vm.rt.ToValue(string(data)))
+	if err != nil {
+		return Result{}, scriptError(err), false
+	}
+	ret, err := handle(undef, evVal)
+	if err != nil {
+		return Result{}, scriptError(err), false
+	}
+	out, err := vm.stringify(undef, ret)
+	if err != nil {
+		return Result{}, fmt.Errorf("script: encode result: %w", scriptError(err)), false
+	}
+	if goja.IsUndefined(out) {
+		return Result{}, errors.New("script: handle returned no object"), true
+	}
+	str := out.String()
+	if len(str) > scriptMaxResultBytes {
+		return Result{}, fmt.Errorf("script: result of %d bytes exceeds %d", len(str), scriptMaxResultBytes), true
+	}
+	res, err = decodeScriptResult([]byte(str))
+	return res, err, true
+}
+
+func scriptError(err error) error {
+	var ie *goja.InterruptedError
+	if errors.As(err, &ie) {
+		return fmt.Errorf("script interrupted: %w", err)
+	}
+	return fmt.Errorf("script threw: %w", err)
+}
+
+// scriptResult is the strict shape of a script's return value.
+type scriptResult struct {
+	Decision          *string        `json:"decision"`
+	Reason            string         `json:"reason"`
+	UpdatedInput      map[string]any `json:"updatedInput"`
+	UpdatedResult     *string        `json:"updatedResult"`
+	AdditionalContext string         `json:"additionalContext"`
+	SideEffects       []string       `json:"sideEffects"`
+}
+
+// decodeScriptResult decodes a result strictly: an unknown key, a value
+// of the wrong type, or a missing or unknown decision is an error.
+func decodeScriptResult(raw []byte) (Result, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var r scriptResult
+	if err := dec.Decode(&r); err != nil {
+		return Result{}, fmt.Errorf("script: invalid result: %w", err)
+	}
+	if r.Decision == nil {
+		return Result{}, errors.New("script: invalid result: decision is missing")
+	}
+	d := Decision(*r.Decision)
+	switch d {
+	case Allow, Rewrite, Block:
+	default:
+		return Result{}, fmt.Errorf("script: invalid result: decision %q is not allow, rewrite or block", d)
+	}
+	return Result{
+		Decision:          d,
+		Reason:            r.Reason,
+		UpdatedInput:      r.UpdatedInput,
+		UpdatedResult:     r.UpdatedResult,
+		AdditionalContext: r.AdditionalContext,
+		SideEffects:       r.SideEffects,
+	}, nil
+}
+
+// Close waits for calls in flight (an abandoned runtime finishes its
+// current built-in first) and drops the pooled runtimes.
+func (s *scriptHandler) Close() error {
+	s.closeM.Lock()
+	s.closed.Store(true)
+	s.closeM.Unlock()
+	s.calls.Wait()
+	for {
+		select {
+		case <-s.idle:
+			<-s.slots
+		default:
+			return nil
+		}
+	}
 }

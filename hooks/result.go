@@ -10,6 +10,13 @@ const (
 	Block   Decision = "block"
 	Error   Decision = "error"
 	Timeout Decision = "timeout"
+	// Expired is returned by a handler that waited for a person who did not
+	// answer in time (the approval gate). It blocks like Block and is
+	// recorded as expired rather than as a human rejection.
+	Expired Decision = "expired"
+	// Bypassed is never returned by a handler: the engine records it for a
+	// blocking hook it skipped because the event had Bypass set.
+	Bypassed Decision = "bypassed"
 )
 
 // Result is what a handler returns. Handlers of every kind decode their

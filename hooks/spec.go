@@ -1,5 +1,11 @@
 package hooks
 
+import (
+	"reflect"
+	"slices"
+	"strings"
+)
+
 // Spec is one hook entry as an operator writes it under `hooks:`.
 // The YAML names are part of hookgate's configuration contract.
 type Spec struct {
@@ -16,11 +22,25 @@ type Spec struct {
 	Mode          string      `yaml:"mode,omitempty"`
 	OnBlock       string      `yaml:"on_block,omitempty"`
 
-	// Line is the line of the entry in its file, for error messages.
+	// Line is the line of the entry in its file, for error messages (set
+	// by the config loader).
 	Line int `yaml:"-"`
+	// Origin names the file the entry was declared in (the config or a
+	// tenant's hooks file), for error messages. Empty means the config.
+	Origin string `yaml:"-"`
 	// Trusted is true for hooks from the operator's own config; tenant
 	// files are untrusted and can never rewrite.
 	Trusted bool `yaml:"-"`
+}
+
+// Class is the class of this hook: its event's class, except that a
+// post_tool_use hook that may rewrite the tool result (trusted, with
+// toolResult in allow_mutation) is Contributing.
+func (s *Spec) Class() Class {
+	if s.Event == PostToolUse && s.Trusted && slices.Contains(s.AllowMutation, mutationToolResult) {
+		return Contributing
+	}
+	return s.Event.Class()
 }
 
 // HandlerSpec configures the handler of a hook. Which keys apply depends on
@@ -42,4 +62,46 @@ type HandlerSpec struct {
 	Upstream    string            `yaml:"upstream,omitempty"`
 	Name        string            `yaml:"name,omitempty"`
 	With        map[string]any    `yaml:"with,omitempty"`
+}
+
+// handlerTypeKeys lists, per handler type, the handler keys it accepts
+// besides type. A key of another type is a configuration error.
+var handlerTypeKeys = map[string][]string{
+	"script":  {"source", "file"},
+	"command": {"command", "env", "format"},
+	"http":    {"url", "headers", "template"},
+	"prompt":  {"instruction", "model", "upstream"},
+	"builtin": {"name", "with"},
+}
+
+// setKeys returns the YAML names of the handler keys that are set.
+func (h *HandlerSpec) setKeys() []string {
+	var keys []string
+	v := reflect.ValueOf(*h)
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name := yamlName(f)
+		if name == "" || name == "type" {
+			continue
+		}
+		if !v.Field(i).IsZero() {
+			keys = append(keys, name)
+		}
+	}
+	return keys
+}
+
+func yamlName(f reflect.StructField) string {
+	if !f.IsExported() {
+		return ""
+	}
+	name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+	if name == "-" {
+		return ""
+	}
+	if name == "" {
+		return strings.ToLower(f.Name)
+	}
+	return name
 }

@@ -1,0 +1,383 @@
+package hooks
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Defaults of the dispatcher.
+const (
+	// DefaultTimeout bounds a hook whose entry sets no timeout_ms, for
+	// every class of event. Blocking events fail closed when it passes.
+	DefaultTimeout = 5 * time.Second
+	// MaxTimeout is the largest timeout_ms accepted (an approval gate can
+	// wait minutes; nothing should wait longer than this).
+	MaxTimeout = time.Hour
+	// DefaultObserverWorkers and DefaultObserverQueue size the pool that
+	// runs observing hooks.
+	DefaultObserverWorkers = 8
+	DefaultObserverQueue   = 1024
+)
+
+// Options tunes an Engine. The zero value is usable: every field says what
+// its zero value means.
+type Options struct {
+	// Recorder receives executions, dropped observer events and stripped
+	// mutations. Nil records nothing.
+	Recorder Recorder
+	// Builtins resolves handlers of type builtin. Nil knows no built-in
+	// (entries of type builtin are then configuration errors).
+	Builtins *Builtins
+	// DefaultTimeout applies to entries without timeout_ms. Zero means
+	// DefaultTimeout.
+	DefaultTimeout time.Duration
+	// ObserverWorkers is the number of goroutines running observing hooks.
+	// Zero means DefaultObserverWorkers.
+	ObserverWorkers int
+	// ObserverQueue is how many observed events may wait for a worker
+	// before new ones are dropped. Zero means DefaultObserverQueue.
+	ObserverQueue int
+	// CELCostLimit bounds one if_expr evaluation. Zero means
+	// DefaultCELCostLimit.
+	CELCostLimit uint64
+}
+
+// hookIDPattern keeps ids usable as metric labels and audit keys.
+var hookIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:/@-]{0,127}$`)
+
+// on_timeout values.
+const (
+	onTimeoutBlock = "block"
+	onTimeoutAllow = "allow"
+	onTimeoutFail  = "fail"
+	onTimeoutSkip  = "skip"
+)
+
+// hook is one compiled entry. It is immutable once built.
+type hook struct {
+	id       string
+	version  string
+	index    int
+	event    EventName
+	class    Class
+	priority int
+	trusted  bool
+	// inline is set for observing hooks whose handler must run on the
+	// caller's goroutine (see InlineObserver).
+	inline bool
+
+	matcher *regexp.Regexp // nil: every tool
+	cond    *condition     // nil: always
+	handler Handler
+	timeout time.Duration
+	// failOpen is on_timeout allow/skip: an error or timeout lets the
+	// event go on instead of blocking (blocking) or failing (contributing).
+	failOpen bool
+
+	scopeTenant string // "tenant:<id>"
+	scopeAgent  string // "agent:<id>"
+
+	mutation mutationRules
+	mode     Mode
+	onBlock  string
+}
+
+// InlineObserver is an optional capability of a handler. An observing
+// hook whose handler returns true from ObserveInline runs on the caller's
+// goroutine instead of the observer pool, so that it is never dropped. It
+// is meant for handlers that only hand a record to their own bounded queue
+// (an audit writer) and return at once.
+type InlineObserver interface {
+	ObserveInline() bool
+}
+
+// inScope reports whether the hook applies to ev's tenant and agent.
+func (h *hook) inScope(ev *Event) bool {
+	if h.scopeTenant != "" && h.scopeTenant != ev.Tenant {
+		return false
+	}
+	if h.scopeAgent != "" && h.scopeAgent != ev.Agent {
+		return false
+	}
+	return true
+}
+
+// Compile validates specs and builds an Engine from them. Every problem of
+// every entry is reported at once, as ConfigErrors; on error no handler
+// built so far is left open. The Engine starts its observer workers: Close
+// it when the configuration is retired.
+func Compile(specs []Spec, deps Deps, opts Options) (*Engine, error) {
+	if deps.Logger == nil {
+		deps.Logger = slog.Default()
+	}
+	if opts.DefaultTimeout <= 0 {
+		opts.DefaultTimeout = DefaultTimeout
+	}
+	if opts.CELCostLimit == 0 {
+		opts.CELCostLimit = DefaultCELCostLimit
+	}
+	var errs ConfigErrors
+	var built []*hook
+	seen := map[string]int{}
+	for i := range specs {
+		spec := &specs[i]
+		fail := func(err error) {
+			errs = append(errs, &ConfigError{Index: i, ID: spec.ID, Line: spec.Line, Origin: spec.Origin, Err: err})
+		}
+		if prev, dup := seen[spec.ID]; dup && spec.ID != "" {
+			fail(fmt.Errorf("id: duplicate hook id %q (first declared at hooks[%d])", spec.ID, prev))
+		} else {
+			seen[spec.ID] = i
+		}
+		h, herrs := compileHook(spec, i, deps, &opts)
+		for _, err := range herrs {
+			fail(err)
+		}
+		if h != nil {
+			built = append(built, h)
+		}
+	}
+	if len(errs) > 0 {
+		closeHandlers(built)
+		return nil, errs
+	}
+	return newEngine(built, deps.Logger, &opts), nil
+}
+
+// compileHook validates one entry and, when it is valid, builds its hook.
+func compileHook(spec *Spec, index int, deps Deps, opts *Options) (*hook, []error) {
+	var errs []error
+	add := func(err error) { errs = append(errs, err) }
+
+	switch {
+	case spec.ID == "":
+		add(errors.New("id: required"))
+	case !hookIDPattern.MatchString(spec.ID):
+		add(fmt.Errorf("id %q: use letters, digits and _ . : / @ - (at most 128)", spec.ID))
+	}
+	eventOK := spec.Event.Valid()
+	if !eventOK {
+		add(fmt.Errorf("event: unknown event %q (want one of %v)", spec.Event, AllEvents))
+	}
+	h := &hook{
+		id:       spec.ID,
+		index:    index,
+		event:    spec.Event,
+		class:    spec.Class(),
+		priority: spec.Priority,
+		trusted:  spec.Trusted,
+		mode:     Append,
+	}
+
+	// matcher
+	if m := spec.Matcher; m != "" && m != "*" {
+		if eventOK && !spec.Event.HasTool() {
+			add(fmt.Errorf("matcher: only pre_tool_use and post_tool_use have a tool name to match (event %s)", spec.Event))
+		}
+		re, err := regexp.Compile(m)
+		if err != nil {
+			add(fmt.Errorf("matcher: %w", err))
+		}
+		h.matcher = re
+	}
+
+	// if_expr
+	if spec.IfExpr != "" {
+		c, err := compileCondition(spec.IfExpr, opts.CELCostLimit)
+		if err != nil {
+			add(err)
+		}
+		h.cond = c
+	}
+
+	// timeout_ms
+	switch {
+	case spec.TimeoutMS < 0:
+		add(fmt.Errorf("timeout_ms: %d is negative", spec.TimeoutMS))
+	case time.Duration(spec.TimeoutMS)*time.Millisecond > MaxTimeout:
+		add(fmt.Errorf("timeout_ms: %d exceeds %s", spec.TimeoutMS, MaxTimeout))
+	case spec.TimeoutMS > 0:
+		h.timeout = time.Duration(spec.TimeoutMS) * time.Millisecond
+	}
+
+	// on_timeout
+	if eventOK {
+		if spec.Event.Blocking() {
+			switch spec.OnTimeout {
+			case "", onTimeoutBlock:
+			case onTimeoutAllow:
+				h.failOpen = true
+			default:
+				add(fmt.Errorf("on_timeout: %q for blocking event %s: want block (default) or allow", spec.OnTimeout, spec.Event))
+			}
+		} else {
+			switch spec.OnTimeout {
+			case "", onTimeoutFail:
+			case onTimeoutSkip:
+				h.failOpen = true
+			default:
+				add(fmt.Errorf("on_timeout: %q for %s event %s: want fail (default) or skip", spec.OnTimeout, spec.Event.Class(), spec.Event))
+			}
+		}
+	}
+
+	// scope
+	switch kind, id, _ := strings.Cut(spec.Scope, ":"); {
+	case spec.Scope == "" || spec.Scope == "global":
+		if !spec.Trusted {
+			add(errors.New("scope: an untrusted (tenant) hook must be scoped to its tenant or an agent, not global"))
+		}
+	case kind == "tenant" && id != "":
+		h.scopeTenant = id
+	case kind == "agent" && id != "":
+		h.scopeAgent = id
+	default:
+		add(fmt.Errorf("scope: %q: want global, tenant:<id> or agent:<id>", spec.Scope))
+	}
+
+	// allow_mutation
+	if eventOK {
+		m, merrs := parseMutation(spec.AllowMutation, spec.Event)
+		errs = append(errs, merrs...)
+		h.mutation = m
+	}
+
+	// mode
+	switch {
+	case spec.Mode == "":
+	case spec.Event != PreResponse:
+		add(fmt.Errorf("mode: only pre_response hooks have a mode (event %s)", spec.Event))
+	case spec.Mode == string(Append) || spec.Mode == string(Send):
+		h.mode = Mode(spec.Mode)
+	default:
+		add(fmt.Errorf("mode: %q: want append (default) or send", spec.Mode))
+	}
+
+	// on_block
+	switch spec.OnBlock {
+	case "":
+	case "respond", "retry":
+		if eventOK && !spec.Event.Blocking() {
+			add(fmt.Errorf("on_block: only blocking events can block (event %s)", spec.Event))
+		}
+		h.onBlock = spec.OnBlock
+	default:
+		add(fmt.Errorf("on_block: %q: want respond or retry", spec.OnBlock))
+	}
+
+	// handler
+	// The handler is built even when other keys are wrong, so that its own
+	// problems (a script that does not compile) are reported in the same
+	// pass; it is closed again when the entry is invalid.
+	if herrs := checkHandlerKeys(spec); len(herrs) > 0 {
+		return nil, append(errs, herrs...)
+	}
+	handler, digest, err := buildHandler(spec, deps, opts.Builtins)
+	if err != nil {
+		return nil, append(errs, err)
+	}
+	if len(errs) > 0 {
+		if c, ok := handler.(Closer); ok {
+			_ = c.Close()
+		}
+		return nil, errs
+	}
+	h.handler = handler
+	if h.timeout == 0 {
+		h.timeout = opts.DefaultTimeout
+	}
+	if io, ok := handler.(InlineObserver); ok && h.class == Observing {
+		h.inline = io.ObserveInline()
+	}
+	h.version = hookVersion(spec, digest)
+	return h, nil
+}
+
+// checkHandlerKeys checks the handler type and that only its keys are set.
+func checkHandlerKeys(spec *Spec) []error {
+	hs := &spec.Handler
+	keys, known := handlerTypeKeys[hs.Type]
+	if !known {
+		if hs.Type == "" {
+			return []error{errors.New("handler.type: required (script, command, http, prompt or builtin)")}
+		}
+		return []error{fmt.Errorf("handler.type: unknown handler type %q (want script, command, http, prompt or builtin)", hs.Type)}
+	}
+	var errs []error
+	if !spec.Trusted && hs.Type != "script" && hs.Type != "builtin" {
+		errs = append(errs, fmt.Errorf("handler.type: an untrusted (tenant) hook may use script and builtin handlers only, not %s", hs.Type))
+	}
+	for _, k := range hs.setKeys() {
+		if !slices.Contains(keys, k) {
+			errs = append(errs, fmt.Errorf("handler.%s: not a key of a %s handler (its keys: %s)", k, hs.Type, strings.Join(keys, ", ")))
+		}
+	}
+	return errs
+}
+
+// buildHandler constructs the entry's handler. digest is extra content
+// (a script file's bytes) that the hook's version must cover.
+func buildHandler(spec *Spec, deps Deps, reg *Builtins) (Handler, []byte, error) {
+	var (
+		h   Handler
+		err error
+	)
+	switch spec.Handler.Type {
+	case "script":
+		var sh *scriptHandler
+		sh, err = newScriptHandler(spec, deps)
+		if err == nil {
+			return sh, sh.source, nil
+		}
+	case "builtin":
+		h, err = newBuiltinHandler(spec, deps, reg)
+	case "command":
+		h, err = newCommandHandler(spec, deps)
+	case "http":
+		h, err = newHttpHandler(spec, deps)
+	case "prompt":
+		h, err = newPromptHandler(spec, deps)
+	default:
+		err = fmt.Errorf("handler.type: unknown handler type %q", spec.Handler.Type)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("handler (%s): %w", spec.Handler.Type, err)
+	}
+	if h == nil {
+		return nil, nil, fmt.Errorf("handler (%s): constructor returned no handler", spec.Handler.Type)
+	}
+	return h, nil, nil
+}
+
+// hookVersion hashes what the hook does: the entry without its position
+// (Line, Origin) plus extra content such as a script file's source.
+func hookVersion(spec *Spec, extra []byte) string {
+	s := *spec
+	s.Line, s.Origin = 0, ""
+	raw, err := json.Marshal(&s)
+	if err != nil {
+		// A With value JSON cannot encode; fall back to its printed form.
+		raw = fmt.Appendf(nil, "%#v", s)
+	}
+	sum := sha256.New()
+	sum.Write(raw)
+	sum.Write([]byte{0})
+	sum.Write(extra)
+	return hex.EncodeToString(sum.Sum(nil))[:16]
+}
+
+func closeHandlers(hs []*hook) {
+	for _, h := range hs {
+		if c, ok := h.handler.(Closer); ok {
+			_ = c.Close()
+		}
+	}
+}

@@ -1,0 +1,456 @@
+package hooks
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Engine runs the hooks of one configuration. It is built by Compile,
+// immutable afterwards, and safe for concurrent use. On a reload the wiring
+// builds a new Engine, swaps it in atomically and closes the old one; Close
+// waits for the dispatches still running on it.
+type Engine struct {
+	chains [len(allEventsArray)]*chain
+	hooks  []*hook // declaration order
+	rec    Recorder
+	log    *slog.Logger
+	pool   *observerPool
+
+	// refs is 1 (the owner) plus the dispatches and observer jobs in
+	// flight; the handlers are closed when it drops to zero.
+	refs      atomic.Int64
+	closeOnce sync.Once
+	done      chan struct{}
+	closeErr  error
+}
+
+// allEventsArray sizes Engine.chains.
+var allEventsArray = [8]EventName{}
+
+func newEngine(hooks []*hook, log *slog.Logger, opts *Options) *Engine {
+	e := &Engine{hooks: hooks, log: log, rec: opts.Recorder, done: make(chan struct{})}
+	if e.rec == nil {
+		e.rec = nopRecorder{}
+	}
+	e.refs.Store(1)
+	byEvent := map[EventName][]*hook{}
+	for _, h := range hooks {
+		byEvent[h.event] = append(byEvent[h.event], h)
+	}
+	needPool := false
+	for name, hs := range byEvent {
+		// Stable: equal priorities keep declaration order.
+		slices.SortStableFunc(hs, func(a, b *hook) int { return cmp.Compare(a.priority, b.priority) })
+		c := &chain{hooks: hs}
+		for _, h := range hs {
+			c.anyMatcher = c.anyMatcher || h.matcher != nil
+			needPool = needPool || (h.class == Observing && !h.inline)
+		}
+		e.chains[name.index()] = c
+	}
+	if needPool {
+		workers := cmp.Or(opts.ObserverWorkers, DefaultObserverWorkers)
+		queue := cmp.Or(opts.ObserverQueue, DefaultObserverQueue)
+		e.pool = newObserverPool(e, workers, queue)
+	}
+	return e
+}
+
+// HasHooks reports whether any hook is configured for the event, so that a
+// caller can skip building the event when none is.
+func (e *Engine) HasHooks(name EventName) bool {
+	i := name.index()
+	return i >= 0 && e.chains[i] != nil
+}
+
+// Wants reports whether any hook would be considered for ev: configured
+// for its event, accepted by its matcher for ev.ToolName and in scope for
+// ev.Tenant and ev.Agent (if_expr is not evaluated). It allocates nothing
+// once the tool name has been seen, so a caller can decide cheaply whether
+// to hold a tool call at all.
+func (e *Engine) Wants(ev *Event) bool {
+	i := ev.Event.index()
+	if i < 0 || e.chains[i] == nil {
+		return false
+	}
+	for _, h := range e.chains[i].matching(ev.ToolName) {
+		if h.inScope(ev) {
+			return true
+		}
+	}
+	return false
+}
+
+// HookInfo describes a configured hook (for admin listings and for
+// marking audit records of removed hooks).
+type HookInfo struct {
+	ID       string
+	Event    EventName
+	Class    Class
+	Version  string
+	Priority int
+	Trusted  bool
+}
+
+// Hooks lists the configured hooks in declaration order.
+func (e *Engine) Hooks() []HookInfo {
+	out := make([]HookInfo, len(e.hooks))
+	for i, h := range e.hooks {
+		out[i] = HookInfo{ID: h.id, Event: h.event, Class: h.class, Version: h.version, Priority: h.priority, Trusted: h.trusted}
+	}
+	return out
+}
+
+// Dispatch runs the hooks of ev.Event and returns what the caller must
+// apply. ev is never modified.
+//
+// Hooks run in priority order (lower first; equal priorities in
+// declaration order), filtered by scope (ev.Tenant, ev.Agent), then by
+// matcher on ev.ToolName (memoised per name), then by if_expr. Each handler
+// gets a context with the hook's timeout.
+//
+//   - Blocking events: the first block wins and stops the chain; a rewrite
+//     passes down the chain (a later hook sees the rewritten toolInput). An
+//     error or timeout blocks unless the hook says on_timeout: allow.
+//   - Contributing hooks run synchronously; an error or timeout fails the
+//     event (Decision Error naming the hook) unless on_timeout: skip.
+//   - Observing hooks are queued to the observer pool after the
+//     synchronous ones and never delay the caller; a full pool drops them
+//     (counted).
+//
+// Dispatch never panics on what a handler does; a handler's panic is an
+// error decision.
+func (e *Engine) Dispatch(ctx context.Context, ev *Event) Outcome {
+	if ev == nil {
+		return Outcome{Decision: Error, Reason: "no event", Cause: errors.New("hooks: nil event")}
+	}
+	i := ev.Event.index()
+	if i < 0 {
+		return Outcome{Decision: Error, Reason: "unknown event", Cause: fmt.Errorf("hooks: unknown event %q", ev.Event)}
+	}
+	c := e.chains[i]
+	if c == nil {
+		return Outcome{Decision: Allow}
+	}
+	hooks := c.matching(ev.ToolName)
+	if len(hooks) == 0 {
+		return Outcome{Decision: Allow}
+	}
+	if !e.acquire() {
+		return e.closedOutcome(ev, hooks)
+	}
+	defer e.release()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+
+	out := Outcome{Decision: Allow}
+	cur := ev
+	var observers []*hook
+	for _, h := range hooks {
+		if !h.inScope(ev) {
+			continue
+		}
+		if h.class == Observing && !h.inline {
+			observers = append(observers, h)
+			continue
+		}
+		if ev.Bypass && h.class == Blocking {
+			x := e.newExecution(h, cur)
+			x.Decision, x.Applied = Bypassed, Allow
+			e.rec.HookExecuted(x)
+			out.Executions = append(out.Executions, x)
+			continue
+		}
+		res, x, ran := e.execute(ctx, h, cur)
+		if !ran {
+			continue
+		}
+		if h.class == Observing { // inline observer: recorded, never applied
+			x.Applied = x.Decision
+			x.Observed = true
+			e.rec.HookExecuted(x)
+			continue
+		}
+		next, stop := e.apply(h, cur, res, &x, &out)
+		cur = next
+		e.rec.HookExecuted(x)
+		out.Executions = append(out.Executions, x)
+		if stop {
+			break
+		}
+	}
+	if out.Decision == Block {
+		out.ToolInput, out.ToolResult = nil, nil
+	} else if out.Decision == Allow && (out.ToolInput != nil || out.ToolResult != nil) {
+		out.Decision = Rewrite
+	}
+	if len(out.Contributions) > 0 {
+		var texts []string
+		for _, c := range out.Contributions {
+			if c.Mode != Send {
+				texts = append(texts, c.Text)
+			}
+		}
+		out.Context = strings.Join(texts, "\n\n")
+	}
+	if len(observers) > 0 {
+		e.observe(cur, observers)
+	}
+	return out
+}
+
+// execute evaluates the hook's condition and runs its handler. ran is
+// false when the condition did not match (nothing to record).
+func (e *Engine) execute(ctx context.Context, h *hook, ev *Event) (res Result, x Execution, ran bool) {
+	start := time.Now()
+	x = e.newExecution(h, ev)
+	if h.cond != nil {
+		ok, err := h.cond.eval(ev)
+		if err != nil {
+			x.Decision, x.Cause, x.Duration = Error, err, time.Since(start)
+			return Result{}, x, true
+		}
+		if !ok {
+			return Result{}, x, false
+		}
+	}
+	hctx, cancel := context.WithTimeout(ctx, h.timeout)
+	res, err := callHandler(hctx, h.handler, ev)
+	deadline := hctx.Err() == context.DeadlineExceeded && ctx.Err() == nil
+	cancel()
+	x.Duration = time.Since(start)
+	x.Reason = res.Reason
+	x.SideEffects = res.SideEffects
+	switch {
+	case deadline:
+		// A result that arrives after the deadline is a timeout too: the
+		// hook's verdict came too late to be trusted as on time.
+		x.Decision = Timeout
+		x.Cause = fmt.Errorf("hook %s timed out after %s", h.id, h.timeout)
+		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			x.Cause = fmt.Errorf("hook %s timed out after %s: %w", h.id, h.timeout, err)
+		}
+	case err != nil:
+		x.Decision, x.Cause = Error, err
+	default:
+		switch res.Decision {
+		case Allow, Rewrite, Block, Expired:
+			x.Decision = res.Decision
+		case Timeout:
+			x.Decision, x.Cause = Timeout, fmt.Errorf("handler reported a timeout: %s", res.Reason)
+		case Error:
+			x.Decision, x.Cause = Error, fmt.Errorf("handler reported an error: %s", res.Reason)
+		default:
+			x.Decision, x.Cause = Error, fmt.Errorf("handler returned invalid decision %q", res.Decision)
+		}
+	}
+	return res, x, true
+}
+
+// callHandler runs a handler, turning a panic into an error.
+func callHandler(ctx context.Context, h Handler, ev *Event) (res Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = Result{}, fmt.Errorf("handler panicked: %v", p)
+		}
+	}()
+	return h.Handle(ctx, ev)
+}
+
+// apply folds one synchronous execution into the outcome. It returns the
+// event the next hook sees and whether the chain stops.
+func (e *Engine) apply(h *hook, cur *Event, res Result, x *Execution, out *Outcome) (*Event, bool) {
+	switch x.Decision {
+	case Error, Timeout:
+		if h.failOpen {
+			x.Applied = Allow
+			return cur, false
+		}
+		reason := fmt.Sprintf("hook %s failed: %v", h.id, x.Cause)
+		if x.Decision == Timeout {
+			reason = fmt.Sprintf("hook %s timed out", h.id)
+		}
+		out.Reason, out.HookID, out.Cause = reason, h.id, x.Cause
+		if h.class == Blocking {
+			x.Applied = Block
+			out.Decision, out.OnBlock = Block, h.onBlock
+		} else {
+			x.Applied = Error
+			out.Decision = Error
+		}
+		return cur, true
+	case Block, Expired:
+		if h.class != Blocking {
+			// Contributing hooks cannot block: the verdict is recorded, not
+			// acted on.
+			x.Applied = Allow
+			e.contribute(h, res, x, out)
+			return cur, false
+		}
+		x.Applied = Block
+		out.Decision, out.HookID, out.OnBlock = Block, h.id, h.onBlock
+		out.Reason = res.Reason
+		if out.Reason == "" {
+			out.Reason = "blocked by hook " + h.id
+		}
+		return cur, true
+	}
+	// allow or rewrite
+	x.Applied = Allow
+	next := cur
+	rewrote := false
+	if res.UpdatedInput != nil {
+		var stripped []string
+		var merged map[string]any
+		switch {
+		case h.event != PreToolUse:
+			stripped = []string{"updatedInput"}
+		case !h.trusted:
+			stripped = changedFields(cur.ToolInput, res.UpdatedInput)
+		default:
+			merged, stripped = h.mutation.mergeInput(cur.ToolInput, res.UpdatedInput)
+		}
+		e.strip(h, x, stripped)
+		if merged != nil {
+			cp := *next
+			cp.ToolInput = merged
+			next = &cp
+			out.ToolInput = merged
+			rewrote = true
+		}
+	}
+	if res.UpdatedResult != nil {
+		unchanged := cur.ToolResult != nil && *cur.ToolResult == *res.UpdatedResult
+		switch {
+		case unchanged:
+		case h.event != PostToolUse || !h.trusted || !h.mutation.result:
+			e.strip(h, x, []string{mutationToolResult})
+		default:
+			cp := *next
+			r := *res.UpdatedResult
+			cp.ToolResult = &r
+			next = &cp
+			out.ToolResult = &r
+			rewrote = true
+		}
+	}
+	if rewrote {
+		x.Decision = Rewrite
+	} else if x.Decision == Rewrite {
+		x.Decision = Allow // asked to rewrite, but nothing changed or all was stripped
+	}
+	e.contribute(h, res, x, out)
+	return next, false
+}
+
+// contribute adds a hook's additionalContext to the outcome. For
+// user_prompt_submit only trusted hooks may add to the prompt.
+func (e *Engine) contribute(h *hook, res Result, x *Execution, out *Outcome) {
+	if res.AdditionalContext == "" {
+		return
+	}
+	if h.event == UserPromptSubmit && !h.trusted {
+		e.strip(h, x, []string{"additionalContext"})
+		return
+	}
+	out.Contributions = append(out.Contributions, Contribution{HookID: h.id, Mode: h.mode, Text: res.AdditionalContext})
+}
+
+// strip records a refused mutation: in the execution, the log and the
+// recorder.
+func (e *Engine) strip(h *hook, x *Execution, fields []string) {
+	if len(fields) == 0 {
+		return
+	}
+	x.Stripped = append(x.Stripped, fields...)
+	e.log.Warn("hook rewrite stripped", "hook", h.id, "trusted", h.trusted, "fields", fields)
+	e.rec.MutationStripped(h.id, fields)
+}
+
+func (e *Engine) newExecution(h *hook, ev *Event) Execution {
+	return Execution{
+		HookID:      h.id,
+		HookVersion: h.version,
+		Event:       ev.Event,
+		EventID:     ev.EventID,
+		SessionID:   ev.SessionID,
+		Tenant:      ev.Tenant,
+		Agent:       ev.Agent,
+		Input:       ev,
+	}
+}
+
+// closedOutcome answers an event that reached a closed engine: it fails
+// closed like an error of the first hook in scope would.
+func (e *Engine) closedOutcome(ev *Event, hooks []*hook) Outcome {
+	for _, h := range hooks {
+		if !h.inScope(ev) {
+			continue
+		}
+		switch h.class {
+		case Blocking:
+			return Outcome{Decision: Block, HookID: h.id, Reason: "hook engine closed", Cause: ErrClosed}
+		case Contributing:
+			return Outcome{Decision: Error, HookID: h.id, Reason: "hook engine closed", Cause: ErrClosed}
+		default:
+			e.rec.ObserverDropped(ev.Event, h.id)
+		}
+	}
+	return Outcome{Decision: Allow}
+}
+
+// acquire takes a reference for a dispatch or an observer job; it fails
+// once the engine is closed and idle.
+func (e *Engine) acquire() bool {
+	for {
+		n := e.refs.Load()
+		if n <= 0 {
+			return false
+		}
+		if e.refs.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+func (e *Engine) release() {
+	if e.refs.Add(-1) == 0 {
+		// The last user may be a request goroutine: shut down elsewhere.
+		go e.shutdown()
+	}
+}
+
+func (e *Engine) shutdown() {
+	if e.pool != nil {
+		e.pool.stop()
+	}
+	var errs []error
+	for _, h := range e.hooks {
+		if c, ok := h.handler.(Closer); ok {
+			if err := c.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("close hook %s: %w", h.id, err))
+			}
+		}
+	}
+	e.closeErr = errors.Join(errs...)
+	close(e.done)
+}
+
+// Close retires the engine: it waits for the dispatches and queued
+// observer events still running on it, stops the observer workers and
+// releases handlers that implement Closer. An event dispatched after
+// Close fails closed (ErrClosed). Close is idempotent.
+func (e *Engine) Close() error {
+	e.closeOnce.Do(e.release)
+	<-e.done
+	return e.closeErr
+}

@@ -1,0 +1,69 @@
+package hooks
+
+import (
+	"maps"
+	"sync"
+	"sync/atomic"
+)
+
+// maxMatchCache bounds the tool names remembered per event. Tool names come
+// from the model's output, so a hostile or confused model could invent
+// unboundedly many; past the bound, names are matched without caching.
+const maxMatchCache = 4096
+
+// chain is the hooks of one event in dispatch order (priority, then
+// declaration), with the matcher's verdicts memoised per tool name.
+type chain struct {
+	hooks []*hook
+	// anyMatcher is false when no hook has a matcher: every tool gets hooks.
+	anyMatcher bool
+
+	// cache maps a tool name to the hooks whose matcher accepts it. It is
+	// copied on write, so that a lookup is one atomic load and one map
+	// read: no lock, no allocation.
+	cache atomic.Pointer[map[string][]*hook]
+	mu    sync.Mutex // serialises writers of cache
+}
+
+// matching returns the hooks whose matcher accepts toolName, in order. The
+// returned slice is shared and must not be modified.
+func (c *chain) matching(toolName string) []*hook {
+	if !c.anyMatcher {
+		return c.hooks
+	}
+	if m := c.cache.Load(); m != nil {
+		if hs, ok := (*m)[toolName]; ok {
+			return hs
+		}
+	}
+	return c.remember(toolName)
+}
+
+func (c *chain) remember(toolName string) []*hook {
+	var hs []*hook
+	for _, h := range c.hooks {
+		if h.matcher == nil || h.matcher.MatchString(toolName) {
+			hs = append(hs, h)
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old := c.cache.Load()
+	if old != nil && len(*old) >= maxMatchCache {
+		return hs
+	}
+	next := make(map[string][]*hook, 1+lenOf(old))
+	if old != nil {
+		maps.Copy(next, *old)
+	}
+	next[toolName] = hs
+	c.cache.Store(&next)
+	return hs
+}
+
+func lenOf(m *map[string][]*hook) int {
+	if m == nil {
+		return 0
+	}
+	return len(*m)
+}
