@@ -115,7 +115,8 @@ type Chunking struct {
 	// Seed seeds Random.
 	Seed uint64
 	// Interval is waited between two writes (not before the first), for a
-	// realistic chunk rate.
+	// realistic chunk rate. Waits are rounded up to the OS timer's
+	// resolution, which is about 1 ms on some VMs.
 	Interval time.Duration
 }
 

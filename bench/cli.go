@@ -1,0 +1,119 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// targetFlags collects repeated --target values.
+type targetFlags []Target
+
+func (t *targetFlags) String() string { return "" }
+
+func (t *targetFlags) Set(v string) error {
+	tg, err := ParseTarget(v)
+	if err != nil {
+		return err
+	}
+	*t = append(*t, tg)
+	return nil
+}
+
+// Main is the benchmark's command line (go run ./bench/cmd/hgbench, and the
+// base of hookgate bench): it parses args, runs direct, the bare hop, the
+// extra targets given by the caller (hookgate) and those named by --target,
+// prints the table to stdout, and writes JSON and SVG results. name is the
+// command's name for usage and the report.
+func Main(ctx context.Context, name string, args []string, stdout, stderr io.Writer, extra ...Target) error {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		scenarios   = fs.String("scenarios", "plain,stream,fixtures", "comma-separated scenarios: plain, stream, fixtures (all recorded streams), "+fixtureNames()+", all")
+		requests    = fs.Int("requests", 1000, "at most this many rounds per phase (a round sends one request to every target)")
+		duration    = fs.Duration("duration", 10*time.Second, "at most this long per phase")
+		warmup      = fs.Int("warmup", 20, "rounds sent and discarded before each phase (negative: none)")
+		concurrency = fs.Int("concurrency", 1, "closed-loop workers for the concurrency phase (1 = pure latency; 0 = no such phase)")
+		rates       = fs.String("rates", "", "comma-separated open-loop rates, requests/s per target, one phase each (e.g. 500,2000)")
+		upLatency   = fs.Duration("upstream-latency", 0, "the mock upstream's wait before its first byte")
+		interval    = fs.Duration("chunk-interval", DefaultOptions().ChunkInterval, "the mock upstream's wait between stream events")
+		mockAddr    = fs.String("mock-addr", "", "listen address of the mock upstream (default: a free port on 127.0.0.1); fix it to point a --target gateway at the mock")
+		timeout     = fs.Duration("timeout", 30*time.Second, "per-request timeout, body included")
+		out         = fs.String("out", "bench/results", "directory for the JSON results and the SVG chart (empty: write none)")
+		noHop       = fs.Bool("no-bare-hop", false, "leave the bare hop out")
+		targets     targetFlags
+	)
+	fs.Var(&targets, "target", "an extra OpenAI-compatible gateway to measure, NAME=http://host:port (repeatable; it must forward to --mock-addr)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%s: unexpected arguments %q", name, fs.Args())
+	}
+
+	opts := Options{UpstreamLatency: *upLatency, ChunkInterval: *interval}
+	scs, err := Scenarios(strings.Split(*scenarios, ","), opts)
+	if err != nil {
+		return err
+	}
+	cfg := Config{
+		Scenarios: scs,
+		Targets:   []Target{Direct()},
+		Requests:  *requests,
+		Duration:  *duration,
+		Warmup:    *warmup,
+		Timeout:   *timeout,
+		MockAddr:  *mockAddr,
+		Progress:  stderr,
+	}
+	if !*noHop {
+		cfg.Targets = append(cfg.Targets, BareHop())
+	}
+	cfg.Targets = append(cfg.Targets, extra...)
+	cfg.Targets = append(cfg.Targets, targets...)
+	if *concurrency > 0 {
+		cfg.Loads = append(cfg.Loads, Load{Concurrency: *concurrency})
+	}
+	for _, r := range strings.Split(*rates, ",") {
+		if r = strings.TrimSpace(r); r == "" {
+			continue
+		}
+		v, err := strconv.ParseFloat(r, 64)
+		if err != nil || v <= 0 {
+			return fmt.Errorf("%s: --rates: %q is not a positive number", name, r)
+		}
+		cfg.Loads = append(cfg.Loads, Load{Rate: v})
+	}
+	if len(cfg.Loads) == 0 {
+		return errors.New(name + ": nothing to run: --concurrency 0 and no --rates")
+	}
+	if *mockAddr == "" && len(targets) > 0 {
+		fmt.Fprintf(stderr, "%s: warning: --target without --mock-addr: the target cannot know where the mock listens\n", name)
+	}
+
+	fmt.Fprintln(stderr, SharedCoresNote(runtime.NumCPU()))
+	rep, err := Run(ctx, cfg)
+	if rep == nil {
+		return err
+	}
+	rep.Command = name + " " + strings.Join(args, " ")
+	if werr := rep.WriteTable(stdout); werr != nil && err == nil {
+		err = werr
+	}
+	if *out != "" {
+		j, s, werr := rep.WriteFiles(*out)
+		if werr != nil && err == nil {
+			err = werr
+		}
+		if werr == nil {
+			fmt.Fprintf(stdout, "\nresults: %s\nchart:   %s\n", j, s)
+		}
+	}
+	return err
+}

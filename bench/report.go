@@ -1,0 +1,257 @@
+package bench
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Report is the result of one Run; it is written as JSON under
+// bench/results/.
+type Report struct {
+	Tool      string         `json:"tool"`
+	Command   string         `json:"command,omitempty"` // the command line, filled in by the caller
+	Started   time.Time      `json:"started"`
+	Finished  time.Time      `json:"finished"`
+	Machine   Machine        `json:"machine"`
+	Note      string         `json:"note"`
+	MockURL   string         `json:"mock_url"`
+	Settings  Settings       `json:"settings"`
+	Scenarios []ScenarioInfo `json:"scenarios"`
+	Phases    []Phase        `json:"phases"`
+}
+
+// Machine describes where the run happened.
+type Machine struct {
+	GOOS       string `json:"goos"`
+	GOARCH     string `json:"goarch"`
+	CPUs       int    `json:"cpus"`
+	GOMAXPROCS int    `json:"gomaxprocs"`
+	CPUModel   string `json:"cpu_model,omitempty"`
+	Go         string `json:"go"`
+}
+
+// Settings echo the run's bounds.
+type Settings struct {
+	Targets     []string `json:"targets"`
+	Loads       []Load   `json:"loads"`
+	Requests    int      `json:"max_rounds_per_phase"`
+	Duration    string   `json:"max_phase_duration"`
+	Warmup      int      `json:"warmup_rounds"`
+	Timeout     string   `json:"request_timeout"`
+	MaxInFlight int      `json:"max_in_flight"`
+}
+
+// ScenarioInfo describes a scenario in the report.
+type ScenarioInfo struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Streamed    bool   `json:"streamed"`
+	Hooks       string `json:"hooks,omitempty"`
+}
+
+// Phase is one scenario under one load.
+type Phase struct {
+	Scenario string  `json:"scenario"`
+	Streamed bool    `json:"streamed"`
+	Load     Load    `json:"load"`
+	Rounds   int     `json:"rounds"`
+	Seconds  float64 `json:"seconds"`
+	// GeneratorLagP99 is, in open-loop phases, the 99th percentile of how
+	// late requests left the generator (µs): large values mean the machine
+	// could not keep the schedule.
+	GeneratorLagP99 float64        `json:"generator_lag_p99_us,omitempty"`
+	Targets         []TargetResult `json:"targets"`
+}
+
+// TargetResult is one target in one phase. Added* compare it with the
+// baseline (Targets[0]) and are nil for the baseline itself.
+type TargetResult struct {
+	Name         string         `json:"name"`
+	Requests     int            `json:"requests"`
+	Errors       int            `json:"errors"`
+	ErrorRate    float64        `json:"error_rate"`
+	Throughput   float64        `json:"throughput_rps"`
+	Latency      Dist           `json:"latency"`
+	TTFB         Dist           `json:"ttfb"`
+	TTFC         Dist           `json:"ttfc,omitzero"`
+	TTTool       Dist           `json:"tt_tool_call,omitzero"`
+	AddedLatency *Added         `json:"added_latency,omitempty"`
+	AddedTTFB    *Added         `json:"added_ttfb,omitempty"`
+	AddedTTFC    *Added         `json:"added_ttfc,omitempty"`
+	AddedTTTool  *Added         `json:"added_tt_tool_call,omitempty"`
+	ErrorSamples map[string]int `json:"error_samples,omitempty"`
+}
+
+// SharedCoresNote is printed with every result: the figures come from one
+// machine that runs everything at once.
+func SharedCoresNote(cpus int) string {
+	return fmt.Sprintf("The load generator, the mock upstream and the proxies all run on this machine and share its %d CPU cores: "+
+		"absolute times include that contention. Compare targets within one run (requests alternate between targets), not across runs.", cpus)
+}
+
+func newReport(cfg Config) *Report {
+	r := &Report{
+		Tool:    "hgbench",
+		Started: time.Now(),
+		Machine: Machine{
+			GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(),
+			GOMAXPROCS: runtime.GOMAXPROCS(0), CPUModel: cpuModel(), Go: runtime.Version(),
+		},
+		Note: SharedCoresNote(runtime.NumCPU()),
+		Settings: Settings{
+			Loads: cfg.Loads, Requests: cfg.Requests, Duration: cfg.Duration.String(),
+			Warmup: cfg.Warmup, Timeout: cfg.Timeout.String(), MaxInFlight: cfg.MaxInFlight,
+		},
+	}
+	for _, t := range cfg.Targets {
+		r.Settings.Targets = append(r.Settings.Targets, t.Name)
+	}
+	return r
+}
+
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// headline is the measure that matters most for the phase: time to first
+// byte for a stream, total latency for a plain call.
+func (p *Phase) headline(t *TargetResult) (string, *Added) {
+	if p.Streamed {
+		return "ttfb", t.AddedTTFB
+	}
+	return "latency", t.AddedLatency
+}
+
+func fmtUS(v float64) string {
+	switch {
+	case math.Abs(v) >= 10000:
+		return fmt.Sprintf("%.1fms", v/1000)
+	case math.Abs(v) >= 100:
+		return fmt.Sprintf("%.0fµs", v)
+	default:
+		return fmt.Sprintf("%.1fµs", v)
+	}
+}
+
+func fmtDist(d Dist) string {
+	if d.N == 0 {
+		return "-\t-\t-"
+	}
+	return fmtUS(d.P50) + "\t" + fmtUS(d.P90) + "\t" + fmtUS(d.P99)
+}
+
+func fmtAdded(a *Added) string {
+	if a == nil {
+		return "-\t-\t-\t-"
+	}
+	return fmtUS(a.P50) + "\t" + fmtUS(a.P90) + "\t" + fmtUS(a.P99) + "\t" + fmtUS(a.PairedMedian)
+}
+
+// WriteTable writes the report as plain-text tables, one block per phase.
+func (r *Report) WriteTable(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "%s  %s  %s %s/%s, %d CPUs (GOMAXPROCS %d) %s\n", r.Tool, r.Started.Format(time.RFC3339),
+		r.Machine.Go, r.Machine.GOOS, r.Machine.GOARCH, r.Machine.CPUs, r.Machine.GOMAXPROCS, r.Machine.CPUModel)
+	if r.Command != "" {
+		fmt.Fprintf(bw, "command: %s\n", r.Command)
+	}
+	fmt.Fprintf(bw, "NOTE: %s\n", r.Note)
+	fmt.Fprintf(bw, "Baseline: %s. \"added\" = target minus baseline in the same phase, per percentile; \"paired\" = median of per-round differences.\n",
+		r.Settings.Targets[0])
+	desc := map[string]string{}
+	for _, s := range r.Scenarios {
+		desc[s.Name] = s.Description
+	}
+	for i := range r.Phases {
+		p := &r.Phases[i]
+		fmt.Fprintf(bw, "\n== %s · %s · %d rounds in %.2fs", p.Scenario, p.Load, p.Rounds, p.Seconds)
+		if p.GeneratorLagP99 > 0 {
+			fmt.Fprintf(bw, " · generator lag p99 %s", fmtUS(p.GeneratorLagP99))
+		}
+		fmt.Fprintf(bw, "\n   %s\n", desc[p.Scenario])
+		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
+		if p.Streamed {
+			fmt.Fprintln(tw, "target\treqs\terr%\treq/s\tttfb p50\tp90\tp99\tttfc p50\tp90\tp99\ttotal p50\tp90\tp99\t")
+			for _, t := range p.Targets {
+				fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.0f\t%s\t%s\t%s\t\n", t.Name, t.Requests, 100*t.ErrorRate, t.Throughput,
+					fmtDist(t.TTFB), fmtDist(t.TTFC), fmtDist(t.Latency))
+			}
+		} else {
+			fmt.Fprintln(tw, "target\treqs\terr%\treq/s\tlatency p50\tp90\tp99\tttfb p50\tp90\tp99\t")
+			for _, t := range p.Targets {
+				fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.0f\t%s\t%s\t\n", t.Name, t.Requests, 100*t.ErrorRate, t.Throughput,
+					fmtDist(t.Latency), fmtDist(t.TTFB))
+			}
+		}
+		if len(p.Targets) > 1 {
+			fmt.Fprintln(tw, "\t\t\t\t\t\t\t\t\t\t\t\t\t")
+			if p.Streamed {
+				fmt.Fprintln(tw, "added\tttfb p50\tp90\tp99\tpaired\tttfc p50\tp90\tp99\tpaired\ttool p50\tp90\tp99\tpaired\t")
+				for _, t := range p.Targets[1:] {
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", t.Name, fmtAdded(t.AddedTTFB), fmtAdded(t.AddedTTFC), fmtAdded(t.AddedTTTool))
+				}
+			} else {
+				fmt.Fprintln(tw, "added\tlatency p50\tp90\tp99\tpaired\tttfb p50\tp90\tp99\tpaired\t")
+				for _, t := range p.Targets[1:] {
+					fmt.Fprintf(tw, "%s\t%s\t%s\t\n", t.Name, fmtAdded(t.AddedLatency), fmtAdded(t.AddedTTFB))
+				}
+			}
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		for _, t := range p.Targets {
+			for msg, n := range t.ErrorSamples {
+				fmt.Fprintf(bw, "   %s error ×%d: %s\n", t.Name, n, msg)
+			}
+		}
+	}
+	return bw.Flush()
+}
+
+// WriteFiles writes the report as JSON and its chart as SVG into dir, named
+// by the start time (e.g. 20260102-150405-hgbench.json), and returns the
+// two paths.
+func (r *Report) WriteFiles(dir string) (jsonPath, svgPath string, err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", "", fmt.Errorf("bench: results: %w", err)
+	}
+	stem := filepath.Join(dir, r.Started.Format("20060102-150405")+"-"+r.Tool)
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return "", "", fmt.Errorf("bench: results: %w", err)
+	}
+	jsonPath, svgPath = stem+".json", stem+".svg"
+	if err := os.WriteFile(jsonPath, append(b, '\n'), 0o644); err != nil {
+		return "", "", fmt.Errorf("bench: results: %w", err)
+	}
+	f, err := os.Create(svgPath)
+	if err != nil {
+		return jsonPath, "", fmt.Errorf("bench: chart: %w", err)
+	}
+	defer f.Close()
+	if err := r.WriteSVG(f); err != nil {
+		return jsonPath, "", err
+	}
+	return jsonPath, svgPath, f.Close()
+}
