@@ -28,7 +28,7 @@ type wantCall struct {
 	wire       int
 	id, name   string
 	args       string
-	frames     int  // number of contributing frames; 0 = don't check
+	frames     int    // number of contributing frames; 0 = don't check
 	normalized string // NormalizedArguments, when it differs from args
 }
 
