@@ -13,9 +13,8 @@ import (
 // chunks: Decode keeps its slices' capacity, so decoding allocates nothing
 // once warm.
 //
-// When a key repeats, the last occurrence wins, as it does for the JSON
-// decoders agents use (Python's json, JavaScript's JSON.parse, Go's
-// encoding/json).
+// A payload that repeats one of the keys the view reads is refused with
+// ErrDuplicateKey (see json_dupkeys.go for why).
 type ChatChunk struct {
 	Choices []ChunkChoice
 	// Usage is the top-level usage member. It may arrive on an empty-choices
@@ -119,24 +118,57 @@ func (c *ChatChunk) Decode(data []byte) error {
 	if !ok {
 		return fmt.Errorf("chat chunk: not an object: %w", ErrInvalidJSON)
 	}
+	var seen keySet
 	for key, val, ok := it.next(); ok; key, val, ok = it.next() {
+		var err error
 		switch {
-		case keyIs(key, "choices"):
-			c.Choices = c.Choices[:0]
-			c.decodeChoices(val)
-		case keyIs(key, "usage"):
+		case seen.once(key, "choices"):
+			err = c.decodeChoices(val)
+		case seen.once(key, "usage"):
 			c.Usage = Field{val}
-		case keyIs(key, "error"):
+		case seen.once(key, "error"):
 			c.Error = Field{val}
+		}
+		if err == nil {
+			err = seen.err
+		}
+		if err != nil {
+			c.Reset()
+			return fmt.Errorf("chat chunk: %w", err)
 		}
 	}
 	return nil
 }
 
-func (c *ChatChunk) decodeChoices(raw []byte) {
+// keySet notices a repeated key among the few a view reads. once reports
+// whether key is name; on its second sighting it records ErrDuplicateKey.
+type keySet struct {
+	names [8]string
+	n     int
+	err   error
+}
+
+func (s *keySet) once(key []byte, name string) bool {
+	if !keyIs(key, name) {
+		return false
+	}
+	for _, x := range s.names[:s.n] {
+		if x == name {
+			s.err = fmt.Errorf("key %q repeated: %w", name, ErrDuplicateKey)
+			return true
+		}
+	}
+	if s.n < len(s.names) {
+		s.names[s.n] = name
+		s.n++
+	}
+	return true
+}
+
+func (c *ChatChunk) decodeChoices(raw []byte) error {
 	arr, ok := iterArray(raw)
 	if !ok {
-		return
+		return nil
 	}
 	for val, ok := arr.next(); ok; val, ok = arr.next() {
 		pos := len(c.Choices)
@@ -153,52 +185,67 @@ func (c *ChatChunk) decodeChoices(raw []byte) {
 		if !ok {
 			continue
 		}
+		var seen keySet
 		for key, v, ok := obj.next(); ok; key, v, ok = obj.next() {
+			var err error
 			switch {
-			case keyIs(key, "index"):
+			case seen.once(key, "index"):
 				if n, ok := parseIndex(v); ok {
 					ch.Index = n
 				}
-			case keyIs(key, "delta"):
-				ch.decodeDelta(v)
-			case keyIs(key, "finish_reason"):
+			case seen.once(key, "delta"):
+				err = ch.decodeDelta(v)
+			case seen.once(key, "finish_reason"):
 				ch.FinishReason = Field{v}
+			}
+			if err == nil {
+				err = seen.err
+			}
+			if err != nil {
+				return err
 			}
 		}
 	}
+	return nil
 }
 
-func (ch *ChunkChoice) decodeDelta(raw []byte) {
-	ch.Content, ch.Role, ch.FunctionCall, ch.Other = Field{}, Field{}, Field{}, false
-	ch.ToolCalls = ch.ToolCalls[:0]
+func (ch *ChunkChoice) decodeDelta(raw []byte) error {
 	obj, ok := iterObject(raw)
 	if !ok {
-		return
+		return nil
 	}
+	var seen keySet
 	for key, v, ok := obj.next(); ok; key, v, ok = obj.next() {
+		var err error
 		switch {
-		case keyIs(key, "content"):
+		case seen.once(key, "content"):
 			ch.Content = Field{v}
-		case keyIs(key, "role"):
+		case seen.once(key, "role"):
 			ch.Role = Field{v}
-		case keyIs(key, "tool_calls"):
-			ch.ToolCalls = ch.ToolCalls[:0]
-			ch.decodeToolCalls(v)
+		case seen.once(key, "tool_calls"):
+			err = ch.decodeToolCalls(v)
 		default:
-			if keyIs(key, "function_call") {
+			if seen.once(key, "function_call") {
 				ch.FunctionCall = Field{v}
 			}
 			if meaningful(v) {
 				ch.Other = true
 			}
 		}
+		if err == nil {
+			err = seen.err
+		}
+		if err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
-func (ch *ChunkChoice) decodeToolCalls(raw []byte) {
+func (ch *ChunkChoice) decodeToolCalls(raw []byte) error {
 	arr, ok := iterArray(raw)
 	if !ok {
-		return
+		return nil
 	}
 	for val, ok := arr.next(); ok; val, ok = arr.next() {
 		d := ToolCallDelta{Index: -1, Pos: len(ch.ToolCalls)}
@@ -207,33 +254,40 @@ func (ch *ChunkChoice) decodeToolCalls(raw []byte) {
 			ch.ToolCalls = append(ch.ToolCalls, d)
 			continue
 		}
-		for key, v, ok := obj.next(); ok; key, v, ok = obj.next() {
+		var seen keySet
+		for key, v, ok := obj.next(); ok && seen.err == nil; key, v, ok = obj.next() {
 			switch {
-			case keyIs(key, "index"):
-				d.Index = -1
+			case seen.once(key, "index"):
 				if n, ok := parseIndex(v); ok {
 					d.Index = n
 				}
-			case keyIs(key, "id"):
+			case seen.once(key, "id"):
 				d.ID = Field{v}
-			case keyIs(key, "type"):
+			case seen.once(key, "type"):
 				d.Type = Field{v}
-			case keyIs(key, "function"):
-				d.Name, d.Arguments = Field{}, Field{}
+			case seen.once(key, "function"):
 				fn, ok := iterObject(v)
 				if !ok {
 					continue
 				}
+				var fseen keySet
 				for fk, fv, ok := fn.next(); ok; fk, fv, ok = fn.next() {
 					switch {
-					case keyIs(fk, "name"):
+					case fseen.once(fk, "name"):
 						d.Name = Field{fv}
-					case keyIs(fk, "arguments"):
+					case fseen.once(fk, "arguments"):
 						d.Arguments = Field{fv}
+					}
+					if fseen.err != nil {
+						return fseen.err
 					}
 				}
 			}
 		}
+		if seen.err != nil {
+			return seen.err
+		}
 		ch.ToolCalls = append(ch.ToolCalls, d)
 	}
+	return nil
 }

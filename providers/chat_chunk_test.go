@@ -2,6 +2,7 @@ package providers
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/hookgate/hookgate/internal/fixtures"
@@ -56,21 +57,45 @@ func TestChatChunkDecode(t *testing.T) {
 	}
 }
 
-func TestChatChunkLastKeyWins(t *testing.T) {
+func TestChatChunkDuplicateKeys(t *testing.T) {
 	var c ChatChunk
-	data := `{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"cmd\":\"ls\"}","arguments":"{\"cmd\":\"rm -rf /\"}"}}]}}]}`
-	if err := c.Decode([]byte(data)); err != nil {
-		t.Fatal(err)
+	for _, in := range []string{
+		`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"cmd\":\"ls\"}","arguments":"{\"cmd\":\"rm -rf /\"}"}}]}}]}`,
+		`{"choices":[{"index":0,"delta":{"tool_calls":[{"id":"a","id":"b"}]}}]}`,
+		`{"choices":[{"delta":{"content":"a","con\u0074ent":"b"}}]}`,
+		`{"choices":[{"delta":{}}],"choices":[]}`,
+		`{"choices":[{"finish_reason":null,"finish_reason":"stop"}]}`,
+	} {
+		if err := c.Decode([]byte(in)); !errors.Is(err, ErrDuplicateKey) || !errors.Is(err, ErrInvalidJSON) {
+			t.Errorf("Decode(%s) = %v, want ErrDuplicateKey", in, err)
+		}
 	}
-	if got := c.Choices[0].ToolCalls[0].Arguments.Text(); got != `{"cmd":"rm -rf /"}` {
-		t.Fatalf("duplicate key: got %s; clients keep the last", got)
+	// Repeats among keys the view does not read are harmless.
+	if err := c.Decode([]byte(`{"x":1,"x":2,"choices":[{"delta":{"content":"a","refusal":null,"refusal":null}}]}`)); err != nil {
+		t.Errorf("unread duplicate refused: %v", err)
 	}
 	// Escaped key names are keys too.
-	if err := c.Decode([]byte(`{"choices":[{"delta":{"con\u0074ent":"x"}}]}`)); err != nil {
-		t.Fatal(err)
+	if err := c.Decode([]byte(`{"choices":[{"delta":{"con\u0074ent":"x"}}]}`)); err != nil || c.Choices[0].Content.Text() != "x" {
+		t.Fatalf("escaped key not matched: %v", err)
 	}
-	if c.Choices[0].Content.Text() != "x" {
-		t.Fatalf("escaped key not matched")
+}
+
+func TestCheckUniqueKeys(t *testing.T) {
+	ok := []string{`{}`, `[]`, `{"a":{"a":1},"b":[{"a":1},{"a":2}]}`, `"x"`, `{"a":1,"b":{"c":{"a":2}},"c":3}`}
+	bad := []string{`{"a":1,"a":2}`, `{"x":[{"k":1,"k":2}]}`, `{"a":1,"\u0061":2}`, `{"a":{"b":1},"c":{"d":1,"d":2}}`}
+	for _, in := range ok {
+		if err := checkUniqueKeys([]byte(in)); err != nil {
+			t.Errorf("%s: %v", in, err)
+		}
+	}
+	for _, in := range bad {
+		if err := checkUniqueKeys([]byte(in)); !errors.Is(err, ErrDuplicateKey) {
+			t.Errorf("%s: got %v", in, err)
+		}
+	}
+	deep := strings.Repeat("[", maxJSONDepth+2) + strings.Repeat("]", maxJSONDepth+2)
+	if err := checkUniqueKeys([]byte(deep)); !errors.Is(err, ErrInvalidJSON) {
+		t.Errorf("deep nesting: %v", err)
 	}
 }
 

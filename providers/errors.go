@@ -1,6 +1,9 @@
 package providers
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Errors returned by this package, wrapped with context; test with errors.Is.
 var (
@@ -11,6 +14,10 @@ var (
 	ErrFeedAfterEnd = errors.New("sse parser fed after End")
 	// ErrInvalidJSON: a payload or body is not valid JSON, or has the wrong shape.
 	ErrInvalidJSON = errors.New("invalid JSON")
+	// ErrDuplicateKey: an object repeats a key hookgate reads. Parsers
+	// disagree on which occurrence counts, so such input is refused. It
+	// wraps ErrInvalidJSON.
+	ErrDuplicateKey = fmt.Errorf("duplicate object key: %w", ErrInvalidJSON)
 	// ErrArgumentsTooLarge: a tool call's accumulated arguments passed the cap.
 	ErrArgumentsTooLarge = errors.New("tool call arguments exceed the maximum size")
 	// ErrTooManyToolCalls: a choice started more tool calls than allowed.

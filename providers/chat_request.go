@@ -1,0 +1,276 @@
+package providers
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// ChatRequest is a view of a /v1/chat/completions request body. Strings are
+// copies; the view does not alias the body.
+type ChatRequest struct {
+	Model  string
+	Stream bool
+	User   string
+	// Messages in order; Messages[i] is messages[i] of the body.
+	Messages []RequestMessage
+	// ToolNames are the names of tools[].function (and of the deprecated
+	// functions[]), in order.
+	ToolNames []string
+	// LegacyFunctions reports the deprecated "functions" field: its calls
+	// stream as delta.function_call, which the tool-call assembler does not
+	// handle.
+	LegacyFunctions bool
+	// SystemText is the text of the system and developer messages, joined
+	// with "\n\n".
+	SystemText string
+	// NewestUser is the position in Messages of the last user message, -1
+	// when there is none.
+	NewestUser int
+	// HasAssistant reports at least one assistant message (the
+	// conversation has been going on).
+	HasAssistant bool
+	// ToolResults are the tool messages, in order.
+	ToolResults []ToolResult
+}
+
+// RequestMessage is one element of messages.
+type RequestMessage struct {
+	Role string
+	Name string
+	// Content is the string content, or the text parts joined with "\n".
+	// ContentState says which form it had: FieldOther for an array of
+	// parts, whose non-text parts (images, audio, files) NonTextParts counts.
+	Content      string
+	ContentState FieldState
+	NonTextParts int
+	// ToolCalls are an assistant message's calls.
+	ToolCalls []RequestToolCall
+	// ToolCallID is a tool message's tool_call_id.
+	ToolCallID string
+}
+
+// RequestToolCall is one element of an assistant message's tool_calls.
+type RequestToolCall struct {
+	ID, Name, Arguments string
+}
+
+// ToolResult is a tool message: the result of the call ToolCallID.
+type ToolResult struct {
+	ToolCallID string
+	Content    string
+	// Message is the position of the tool message in Messages.
+	Message int
+}
+
+// NewestUserText returns the text of the newest user message.
+func (r *ChatRequest) NewestUserText() string {
+	if r.NewestUser < 0 {
+		return ""
+	}
+	return r.Messages[r.NewestUser].Content
+}
+
+// ToolResult returns the content of the newest result for the call id.
+func (r *ChatRequest) ToolResult(id string) (string, bool) {
+	for i := len(r.ToolResults) - 1; i >= 0; i-- {
+		if r.ToolResults[i].ToolCallID == id {
+			return r.ToolResults[i].Content, true
+		}
+	}
+	return "", false
+}
+
+// ParseChatRequest reads a chat-completions request. It fails with
+// ErrInvalidJSON for a body that is not a JSON object, repeats a key, or
+// has a messages member that is not an array.
+func ParseChatRequest(body []byte) (*ChatRequest, error) {
+	root, err := parseBody(body, "chat request")
+	if err != nil {
+		return nil, err
+	}
+	msgs := root.Get("messages")
+	if msgs.Exists() && !msgs.IsArray() {
+		return nil, fmt.Errorf("chat request: messages is %s, not an array: %w", msgs.Type, ErrInvalidJSON)
+	}
+	r := &ChatRequest{
+		Model:      root.Get("model").String(),
+		Stream:     root.Get("stream").Bool(),
+		User:       root.Get("user").String(),
+		NewestUser: -1,
+	}
+	var system []string
+	i := 0
+	msgs.ForEach(func(_, m gjson.Result) bool {
+		msg := RequestMessage{
+			Role:       m.Get("role").String(),
+			Name:       m.Get("name").String(),
+			ToolCallID: m.Get("tool_call_id").String(),
+		}
+		msg.Content, msg.ContentState = contentText(m.Get("content"))
+		if msg.ContentState == FieldOther {
+			m.Get("content").ForEach(func(_, p gjson.Result) bool {
+				if t := p.Get("type"); t.Exists() && t.Str != "text" {
+					msg.NonTextParts++
+				}
+				return true
+			})
+		}
+		m.Get("tool_calls").ForEach(func(_, tc gjson.Result) bool {
+			call := RequestToolCall{ID: tc.Get("id").String(), Name: tc.Get("function.name").String()}
+			if a := tc.Get("function.arguments"); a.Type == gjson.String {
+				call.Arguments = a.Str
+			} else if a.Exists() && a.Type != gjson.Null {
+				call.Arguments = a.Raw
+			}
+			msg.ToolCalls = append(msg.ToolCalls, call)
+			return true
+		})
+		switch msg.Role {
+		case "system", "developer":
+			system = append(system, msg.Content)
+		case "user":
+			r.NewestUser = i
+		case "assistant":
+			r.HasAssistant = true
+		case "tool":
+			r.ToolResults = append(r.ToolResults, ToolResult{ToolCallID: msg.ToolCallID, Content: msg.Content, Message: i})
+		}
+		r.Messages = append(r.Messages, msg)
+		i++
+		return true
+	})
+	r.SystemText = strings.Join(system, "\n\n")
+	root.Get("tools").ForEach(func(_, t gjson.Result) bool {
+		if n := t.Get("function.name"); n.Exists() {
+			r.ToolNames = append(r.ToolNames, n.String())
+		}
+		return true
+	})
+	if f := root.Get("functions"); f.Exists() && f.Type != gjson.Null {
+		r.LegacyFunctions = true
+		f.ForEach(func(_, fn gjson.Result) bool {
+			r.ToolNames = append(r.ToolNames, fn.Get("name").String())
+			return true
+		})
+	}
+	return r, nil
+}
+
+// SystemPlacement says where InjectSystemMessage puts its message.
+type SystemPlacement int
+
+const (
+	// SystemFirst puts the message before every other message.
+	SystemFirst SystemPlacement = iota
+	// SystemAfterLeading puts it after the leading run of system and
+	// developer messages, so the agent's own system prompt stays first.
+	SystemAfterLeading
+)
+
+// InjectSystemMessage returns a copy of body with {"role":"system",
+// "content":text} inserted into messages at the given place. The rest of
+// the body keeps its bytes.
+func InjectSystemMessage(body []byte, text string, where SystemPlacement) ([]byte, error) {
+	const what = "inject system message"
+	if _, err := parseBody(body, what); err != nil {
+		return nil, err
+	}
+	// GetBytes and ForEach give offsets into body (Result.Index).
+	msgs := gjson.GetBytes(body, "messages")
+	if !msgs.IsArray() {
+		return nil, fmt.Errorf("%s: no messages array: %w", what, ErrInvalidJSON)
+	}
+	msg := append(appendQuoted([]byte(`{"role":"system","content":`), text), '}')
+
+	// Find the element to insert before (or the end of the array).
+	var elems []gjson.Result
+	msgs.ForEach(func(_, m gjson.Result) bool {
+		elems = append(elems, m)
+		return true
+	})
+	k := 0
+	if where == SystemAfterLeading {
+		for k < len(elems) {
+			role := elems[k].Get("role").String()
+			if role != "system" && role != "developer" {
+				break
+			}
+			k++
+		}
+	}
+	var at int
+	var ins []byte
+	switch {
+	case len(elems) == 0:
+		open := strings.IndexByte(msgs.Raw, '[')
+		at, ins = msgs.Index+open+1, msg
+	case k < len(elems):
+		at, ins = elems[k].Index, append(msg, ',')
+	default:
+		last := elems[len(elems)-1]
+		at, ins = last.Index+len(last.Raw), append([]byte{','}, msg...)
+	}
+	if msgs.Index <= 0 || at <= 0 || at > len(body) || (len(elems) > 0 && string(body[elems[0].Index:elems[0].Index+len(elems[0].Raw)]) != elems[0].Raw) {
+		return nil, fmt.Errorf("%s: cannot locate messages in the body: %w", what, ErrInvalidJSON)
+	}
+	out := make([]byte, 0, len(body)+len(ins))
+	out = append(append(append(out, body[:at]...), ins...), body[at:]...)
+	if !gjson.ValidBytes(out) {
+		return nil, fmt.Errorf("%s: splice produced invalid JSON: %w", what, ErrInvalidJSON)
+	}
+	return out, nil
+}
+
+// ReplaceToolResult returns a copy of body in which every tool message for
+// the call toolCallID has content replaced by the string content. It fails
+// with ErrNotFound when there is no such message.
+func ReplaceToolResult(body []byte, toolCallID, content string) ([]byte, error) {
+	const what = "replace tool result"
+	root, err := parseBody(body, what)
+	if err != nil {
+		return nil, err
+	}
+	out := body
+	n := 0
+	for i, m := range root.Get("messages").Array() {
+		if m.Get("role").String() != "tool" || m.Get("tool_call_id").String() != toolCallID {
+			continue
+		}
+		if out, err = setRaw(out, jpath("messages", i, "content"), appendQuoted(nil, content)); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		n++
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("%s: no tool message for %q: %w", what, toolCallID, ErrNotFound)
+	}
+	return detach(out, body), nil
+}
+
+// AppendToNewestUserMessage returns a copy of body with text appended, as
+// is, to the newest user message: a string content is extended, an array
+// of parts gains a text part, a null content becomes text. It fails with
+// ErrNotFound when there is no user message.
+func AppendToNewestUserMessage(body []byte, text string) ([]byte, error) {
+	const what = "append to user message"
+	root, err := parseBody(body, what)
+	if err != nil {
+		return nil, err
+	}
+	newest := -1
+	for i, m := range root.Get("messages").Array() {
+		if m.Get("role").String() == "user" {
+			newest = i
+		}
+	}
+	if newest < 0 {
+		return nil, fmt.Errorf("%s: %w", what, ErrNotFound)
+	}
+	out, err := appendToContent(body, jpath("messages", newest, "content"), text)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return detach(out, body), nil
+}

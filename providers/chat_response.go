@@ -1,0 +1,286 @@
+package providers
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// ChatResponse is a view of a non-streamed chat.completion body. Strings
+// are copies; the view does not alias the body.
+type ChatResponse struct {
+	Choices []ResponseChoice
+	// HasUsage reports a usage member that is not null.
+	HasUsage bool
+}
+
+// ResponseChoice is one element of choices.
+type ResponseChoice struct {
+	// Index is the choice's "index" (its position when missing); Pos its
+	// position in the array.
+	Index, Pos int
+	Role       string
+	// Content is message.content: the string, or the text of its parts
+	// joined with "\n". ContentState says which form it had (FieldOther for
+	// an array of parts).
+	Content      string
+	ContentState FieldState
+	ToolCalls    []ResponseToolCall
+	// FinishReason is "" when null or absent. Gemini's compatible endpoint,
+	// Ollama and forced tool_choice answer "stop" even with tool calls:
+	// judge ToolCalls, not this.
+	FinishReason string
+}
+
+// ResponseToolCall is one element of message.tool_calls.
+type ResponseToolCall struct {
+	// Pos is the call's position in message.tool_calls; the edits below
+	// address calls by it.
+	Pos int
+	// Index is the element's own "index" member (DeepSeek, OpenRouter add
+	// one); -1 when absent.
+	Index     int
+	ID        string
+	Type      string
+	Name      string
+	Arguments string
+}
+
+// Choice returns the choice whose Index is index, or nil.
+func (r *ChatResponse) Choice(index int) *ResponseChoice {
+	for i := range r.Choices {
+		if r.Choices[i].Index == index {
+			return &r.Choices[i]
+		}
+	}
+	return nil
+}
+
+// parseBody validates a body for the gjson-based views: valid JSON, an
+// object, and no repeated keys.
+func parseBody(body []byte, what string) (gjson.Result, error) {
+	if !gjson.ValidBytes(body) {
+		return gjson.Result{}, fmt.Errorf("%s: %w", what, ErrInvalidJSON)
+	}
+	root := gjson.ParseBytes(body)
+	if !root.IsObject() {
+		return gjson.Result{}, fmt.Errorf("%s: not a JSON object: %w", what, ErrInvalidJSON)
+	}
+	if err := checkUniqueKeys(body); err != nil {
+		return gjson.Result{}, fmt.Errorf("%s: %w", what, err)
+	}
+	return root, nil
+}
+
+// ParseChatResponse reads a chat.completion body. Leading whitespace (as
+// OpenRouter sends while it waits) is fine.
+func ParseChatResponse(body []byte) (*ChatResponse, error) {
+	root, err := parseBody(body, "chat response")
+	if err != nil {
+		return nil, err
+	}
+	r := &ChatResponse{}
+	u := root.Get("usage")
+	r.HasUsage = u.Exists() && u.Type != gjson.Null
+	pos := 0
+	root.Get("choices").ForEach(func(_, c gjson.Result) bool {
+		ch := ResponseChoice{Index: pos, Pos: pos}
+		if i := c.Get("index"); i.Type == gjson.Number {
+			ch.Index = int(i.Int())
+		}
+		msg := c.Get("message")
+		ch.Role = msg.Get("role").String()
+		ch.Content, ch.ContentState = contentText(msg.Get("content"))
+		k := 0
+		msg.Get("tool_calls").ForEach(func(_, tc gjson.Result) bool {
+			call := ResponseToolCall{Pos: k, Index: -1, ID: tc.Get("id").String(), Type: tc.Get("type").String(),
+				Name: tc.Get("function.name").String()}
+			if a := tc.Get("function.arguments"); a.Type == gjson.String {
+				call.Arguments = a.Str
+			} else if a.Exists() && a.Type != gjson.Null {
+				call.Arguments = a.Raw // an object instead of a string holding one
+			}
+			if i := tc.Get("index"); i.Type == gjson.Number {
+				call.Index = int(i.Int())
+			}
+			ch.ToolCalls = append(ch.ToolCalls, call)
+			k++
+			return true
+		})
+		if fr := c.Get("finish_reason"); fr.Type == gjson.String {
+			ch.FinishReason = fr.Str
+		}
+		r.Choices = append(r.Choices, ch)
+		pos++
+		return true
+	})
+	return r, nil
+}
+
+// contentText reads a content member: a string, or an array of parts whose
+// "text" parts are joined with "\n".
+func contentText(v gjson.Result) (string, FieldState) {
+	switch {
+	case !v.Exists():
+		return "", FieldAbsent
+	case v.Type == gjson.Null:
+		return "", FieldNull
+	case v.Type == gjson.String && v.Str == "":
+		return "", FieldEmpty
+	case v.Type == gjson.String:
+		return v.Str, FieldString
+	case v.IsArray():
+		var parts []string
+		v.ForEach(func(_, p gjson.Result) bool {
+			if p.Type == gjson.String {
+				parts = append(parts, p.Str)
+			} else if t := p.Get("text"); t.Type == gjson.String && (p.Get("type").Str == "text" || !p.Get("type").Exists()) {
+				parts = append(parts, t.Str)
+			}
+			return true
+		})
+		return strings.Join(parts, "\n"), FieldOther
+	default:
+		return "", FieldOther
+	}
+}
+
+// responseChoicePath returns "choices.<pos>" for the choice with the given
+// index, after validating body.
+func responseChoicePath(body []byte, choice int, what string) (string, error) {
+	if _, err := parseBody(body, what); err != nil {
+		return "", err
+	}
+	pos, _ := findChoice(body, choice)
+	if pos < 0 {
+		return "", fmt.Errorf("%s: choice %d: %w", what, choice, ErrNotFound)
+	}
+	return jpath("choices", pos), nil
+}
+
+// RemoveResponseToolCalls returns a copy of body without the tool calls at
+// the given positions of the choice's message.tool_calls. Remaining calls
+// that carry an "index" member are renumbered 0, 1, ...; when none remain
+// the tool_calls member is removed (set finish_reason yourself, e.g. to
+// "stop").
+func RemoveResponseToolCalls(body []byte, choice int, positions ...int) ([]byte, error) {
+	const what = "remove tool calls"
+	cp, err := responseChoicePath(body, choice, what)
+	if err != nil {
+		return nil, err
+	}
+	tcPath := cp + ".message.tool_calls"
+	n := len(gjson.GetBytes(body, tcPath).Array())
+	drop := map[int]bool{}
+	for _, p := range positions {
+		if p < 0 || p >= n {
+			return nil, fmt.Errorf("%s: choice %d has %d tool calls, no position %d: %w", what, choice, n, p, ErrNotFound)
+		}
+		drop[p] = true
+	}
+	order := make([]int, 0, len(drop))
+	for p := range drop {
+		order = append(order, p)
+	}
+	sort.Sort(sort.Reverse(sort.IntSlice(order)))
+	out := body
+	if len(drop) == n && n > 0 {
+		out, err = deletePath(out, tcPath)
+	} else {
+		for _, p := range order {
+			if out, err = deletePath(out, jpath(tcPath, p)); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			out, err = renumberIndexes(out, tcPath)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return detach(out, body), nil
+}
+
+// renumberIndexes sets the "index" member of each element that has one to
+// the element's position.
+func renumberIndexes(body []byte, arrPath string) ([]byte, error) {
+	var err error
+	for k, tc := range gjson.GetBytes(body, arrPath).Array() {
+		if i := tc.Get("index"); i.Exists() && i.Raw != itoa(k) {
+			if body, err = setRaw(body, jpath(arrPath, k, "index"), []byte(itoa(k))); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return body, nil
+}
+
+// SetResponseToolCallArguments returns a copy of body in which the tool
+// call at position pos of the choice's message has arguments args.
+func SetResponseToolCallArguments(body []byte, choice, pos int, args string) ([]byte, error) {
+	const what = "set tool call arguments"
+	cp, err := responseChoicePath(body, choice, what)
+	if err != nil {
+		return nil, err
+	}
+	p := jpath(cp+".message.tool_calls", pos)
+	if !gjson.GetBytes(body, p).IsObject() {
+		return nil, fmt.Errorf("%s: choice %d tool call %d: %w", what, choice, pos, ErrNotFound)
+	}
+	out, err := setRaw(body, p+".function.arguments", appendQuoted(nil, args))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return detach(out, body), nil
+}
+
+// AppendResponseContent returns a copy of body with text appended to the
+// choice's message.content: a null or missing content becomes text, a
+// string is extended, an array of parts gains a text part.
+func AppendResponseContent(body []byte, choice int, text string) ([]byte, error) {
+	const what = "append content"
+	cp, err := responseChoicePath(body, choice, what)
+	if err != nil {
+		return nil, err
+	}
+	out, err := appendToContent(body, cp+".message.content", text)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return detach(out, body), nil
+}
+
+// appendToContent appends text to the content member at p (see
+// AppendResponseContent for the forms).
+func appendToContent(body []byte, p, text string) ([]byte, error) {
+	cur := gjson.GetBytes(body, p)
+	switch {
+	case !cur.Exists() || cur.Type == gjson.Null:
+		return setRaw(body, p, appendQuoted(nil, text))
+	case cur.Type == gjson.String:
+		return setRaw(body, p, appendQuoted(nil, cur.Str+text))
+	case cur.IsArray():
+		part := append(appendQuoted([]byte(`{"type":"text","text":`), text), '}')
+		return setRaw(body, p+".-1", part)
+	default:
+		return nil, fmt.Errorf("%s is %s, not text: %w", p, cur.Type, ErrInvalidJSON)
+	}
+}
+
+// SetResponseFinishReason returns a copy of body with the choice's
+// finish_reason set to reason (null when reason is "").
+func SetResponseFinishReason(body []byte, choice int, reason string) ([]byte, error) {
+	const what = "set finish_reason"
+	cp, err := responseChoicePath(body, choice, what)
+	if err != nil {
+		return nil, err
+	}
+	out, err := setRaw(body, cp+".finish_reason", appendJSONOrNull(nil, reason))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return detach(out, body), nil
+}
