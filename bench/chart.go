@@ -42,19 +42,17 @@ func (r *Report) WriteSVG(w io.Writer) error {
 		}
 		groups = append(groups, g)
 	}
-	top, step := niceScale(hi)
-	bottom := 0.0
-	if lo < 0 {
-		bottom = -step * math.Ceil(-lo/step)
-	}
+	_, step := niceScale(hi - lo)
+	top := step * math.Ceil(hi/step)
+	bottom := -step * math.Ceil(-lo/step)
 
 	const (
 		barW, barGap, groupGap  = 16.0, 2.0, 36.0
 		left, right, head, foot = 78.0, 20.0, 70.0, 70.0
 		plotH                   = 300.0
 	)
-	groupW := float64(2*max(len(targets), 1))*(barW+barGap) + groupGap
-	width := left + right + groupW*float64(max(len(groups), 1))
+	groupW := max(float64(2*max(len(targets), 1))*(barW+barGap)+groupGap, 150)
+	width := max(left+right+groupW*float64(max(len(groups), 1)), 640)
 	height := head + plotH + foot
 	y := func(v float64) float64 { return head + plotH*(top-v)/(top-bottom) }
 	colors := []string{"#4e79a7", "#e15759", "#59a14f", "#f28e2b", "#b07aa1", "#76b7b2"}
@@ -78,6 +76,8 @@ func (r *Report) WriteSVG(w io.Writer) error {
 	fmt.Fprintf(bw, `<line x1="%.0f" x2="%.0f" y1="%.1f" y2="%.1f" stroke="#333"/>`+"\n", left, width-right, y(0), y(0))
 	for gi, g := range groups {
 		x0 := left + float64(gi)*groupW + groupGap/2
+		barsW := float64(len(g.bars))*(barW+barGap) - barGap
+		x0 += (groupW - groupGap - barsW) / 2 // centre the bars in the group
 		for bi, b := range g.bars {
 			x := x0 + float64(bi)*(barW+barGap)
 			y0, y1 := y(math.Max(b.v, 0)), y(math.Min(b.v, 0))
@@ -88,9 +88,13 @@ func (r *Report) WriteSVG(w io.Writer) error {
 			fmt.Fprintf(bw, `<rect x="%.1f" y="%.1f" width="%.0f" height="%.1f" fill="%s" fill-opacity="%s"><title>%s %s p%s: %s</title></rect>`+"\n",
 				x, y0, barW, math.Max(y1-y0, 0.5), colors[b.target%len(colors)], opacity,
 				html.EscapeString(targets[b.target]), html.EscapeString(g.label1), map[bool]string{false: "50", true: "99"}[b.p99], fmtUS(b.v))
-			fmt.Fprintf(bw, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="9">%.0f</text>`+"\n", x+barW/2, y0-3, b.v)
+			ly := y0 - 3
+			if b.v < 0 {
+				ly = y1 + 10
+			}
+			fmt.Fprintf(bw, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="9">%.0f</text>`+"\n", x+barW/2, ly, b.v)
 		}
-		cx := x0 + (groupW-groupGap)/2
+		cx := left + float64(gi)*groupW + groupW/2
 		fmt.Fprintf(bw, `<text x="%.1f" y="%.0f" text-anchor="middle">%s</text>`+"\n", cx, head+plotH+18, html.EscapeString(g.label1))
 		fmt.Fprintf(bw, `<text x="%.1f" y="%.0f" text-anchor="middle" fill="#555" font-size="9">%s</text>`+"\n", cx, head+plotH+32, html.EscapeString(g.label2))
 	}

@@ -2,10 +2,12 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -47,6 +49,7 @@ func Main(ctx context.Context, name string, args []string, stdout, stderr io.Wri
 		timeout     = fs.Duration("timeout", 30*time.Second, "per-request timeout, body included")
 		out         = fs.String("out", "bench/results", "directory for the JSON results and the SVG chart (empty: write none)")
 		noHop       = fs.Bool("no-bare-hop", false, "leave the bare hop out")
+		from        = fs.String("from", "", "run nothing: print the table of a saved results JSON and redraw its chart beside it")
 		targets     targetFlags
 	)
 	fs.Var(&targets, "target", "an extra OpenAI-compatible gateway to measure, NAME=http://host:port (repeatable; it must forward to --mock-addr)")
@@ -55,6 +58,10 @@ func Main(ctx context.Context, name string, args []string, stdout, stderr io.Wri
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%s: unexpected arguments %q", name, fs.Args())
+	}
+
+	if *from != "" {
+		return rerender(*from, stdout)
 	}
 
 	opts := Options{UpstreamLatency: *upLatency, ChunkInterval: *interval}
@@ -116,4 +123,30 @@ func Main(ctx context.Context, name string, args []string, stdout, stderr io.Wri
 		}
 	}
 	return err
+}
+
+// rerender prints the table of a saved report and rewrites its SVG.
+func rerender(jsonPath string, stdout io.Writer) error {
+	b, err := os.ReadFile(jsonPath)
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	var rep Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return fmt.Errorf("bench: %s: %w", jsonPath, err)
+	}
+	if err := rep.WriteTable(stdout); err != nil {
+		return err
+	}
+	svgPath := strings.TrimSuffix(jsonPath, ".json") + ".svg"
+	f, err := os.Create(svgPath)
+	if err != nil {
+		return fmt.Errorf("bench: chart: %w", err)
+	}
+	defer f.Close()
+	if err := rep.WriteSVG(f); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\nchart:   %s\n", svgPath)
+	return f.Close()
 }

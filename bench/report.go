@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -37,6 +38,11 @@ type Machine struct {
 	GOMAXPROCS int    `json:"gomaxprocs"`
 	CPUModel   string `json:"cpu_model,omitempty"`
 	Go         string `json:"go"`
+	// LoadAvgStart and LoadAvgEnd are /proc/loadavg's 1-minute figure when
+	// the run started and ended: above the CPU count, other processes were
+	// competing for the cores and the tails are theirs as much as ours.
+	LoadAvgStart float64 `json:"loadavg_start,omitempty"`
+	LoadAvgEnd   float64 `json:"loadavg_end,omitempty"`
 }
 
 // Settings echo the run's bounds.
@@ -105,6 +111,7 @@ func newReport(cfg Config) *Report {
 		Machine: Machine{
 			GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(),
 			GOMAXPROCS: runtime.GOMAXPROCS(0), CPUModel: cpuModel(), Go: runtime.Version(),
+			LoadAvgStart: loadAvg(),
 		},
 		Note: SharedCoresNote(runtime.NumCPU()),
 		Settings: Settings{
@@ -116,6 +123,17 @@ func newReport(cfg Config) *Report {
 		r.Settings.Targets = append(r.Settings.Targets, t.Name)
 	}
 	return r
+}
+
+// loadAvg is the 1-minute load average, or 0 where /proc/loadavg is absent.
+func loadAvg() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	f, _, _ := strings.Cut(string(b), " ")
+	v, _ := strconv.ParseFloat(f, 64)
+	return v
 }
 
 func cpuModel() string {
@@ -176,6 +194,13 @@ func (r *Report) WriteTable(w io.Writer) error {
 		fmt.Fprintf(bw, "command: %s\n", r.Command)
 	}
 	fmt.Fprintf(bw, "NOTE: %s\n", r.Note)
+	if r.Machine.LoadAvgStart > 0 || r.Machine.LoadAvgEnd > 0 {
+		fmt.Fprintf(bw, "Load average (1 min) at start %.2f, at end %.2f", r.Machine.LoadAvgStart, r.Machine.LoadAvgEnd)
+		if max(r.Machine.LoadAvgStart, r.Machine.LoadAvgEnd) > float64(r.Machine.CPUs) {
+			fmt.Fprintf(bw, ": above %d, other processes competed for the cores during this run", r.Machine.CPUs)
+		}
+		fmt.Fprintln(bw)
+	}
 	fmt.Fprintf(bw, "Baseline: %s. \"added\" = target minus baseline in the same phase, per percentile; \"paired\" = median of per-round differences.\n",
 		r.Settings.Targets[0])
 	desc := map[string]string{}

@@ -55,7 +55,8 @@ type Config struct {
 	// Timeout bounds one request, its whole body included. 0 means 30 s.
 	Timeout time.Duration
 	// MaxInFlight bounds open-loop requests in flight (beyond it a request
-	// is counted as an error, "dropped"). 0 means 10,000.
+	// is counted as an error, "dropped"). 0 means a quarter of the process's
+	// file-descriptor limit.
 	MaxInFlight int
 	// MockAddr is where the mock upstream listens; empty means a free port
 	// on 127.0.0.1. Fix it when an external target must be configured to
@@ -85,7 +86,7 @@ func (c *Config) defaults() {
 		c.Timeout = 30 * time.Second
 	}
 	if c.MaxInFlight <= 0 {
-		c.MaxInFlight = 10000
+		c.MaxInFlight = defaultMaxInFlight()
 	}
 	if c.Progress == nil {
 		c.Progress = io.Discard
@@ -109,6 +110,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 
 	rep := newReport(cfg)
 	rep.MockURL = mock.URL()
+	defer func() {
+		rep.Finished = time.Now()
+		rep.Machine.LoadAvgEnd = loadAvg()
+	}()
 	for i := range cfg.Scenarios {
 		sc := &cfg.Scenarios[i]
 		rep.Scenarios = append(rep.Scenarios, ScenarioInfo{Name: sc.Name, Description: sc.Description, Streamed: sc.Streamed(), Hooks: sc.Hooks})
@@ -122,7 +127,6 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			return rep, ctx.Err()
 		}
 	}
-	rep.Finished = time.Now()
 	return rep, nil
 }
 
