@@ -16,7 +16,9 @@ const FixturesEnv = "HOOKGATE_FIXTURES"
 // FixturesDir finds the recorded fixtures: $HOOKGATE_FIXTURES if set, or
 // else the first shared/fixtures found walking up from the working
 // directory (the repository sits beside shared/, both in a developer's
-// checkout and in CI).
+// checkout and in CI). It follows the same rule as internal/fixtures.Dir,
+// which tests should prefer; this one needs no testing.TB, for the demo and
+// the benchmark (a test checks that the two agree).
 func FixturesDir() (string, error) {
 	if d := os.Getenv(FixturesEnv); d != "" {
 		if isDir(d) {

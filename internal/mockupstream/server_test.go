@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 	"go.uber.org/goleak"
 
+	"github.com/hookgate/hookgate/internal/fixtures"
 	"github.com/hookgate/hookgate/internal/mockupstream"
 )
 
@@ -34,28 +34,24 @@ func post(t *testing.T, url, body string) *http.Response {
 	return resp
 }
 
-func fixtures(t *testing.T, pattern string) []string {
-	t.Helper()
-	dir, err := mockupstream.FixturesDir()
+// The mock's own lookup (for binaries, which have no testing.TB) must agree
+// with the tests' one.
+func TestFixturesDirAgreesWithInternalFixtures(t *testing.T) {
+	got, err := mockupstream.FixturesDir()
 	if err != nil {
 		t.Fatal(err)
 	}
-	names, err := filepath.Glob(filepath.Join(dir, pattern))
-	if err != nil || len(names) == 0 {
-		t.Fatalf("no fixtures match %s in %s (%v)", pattern, dir, err)
+	if want := fixtures.Dir(t); got != want {
+		t.Fatalf("FixturesDir = %s, internal/fixtures.Dir = %s", got, want)
 	}
-	return names
 }
 
 // Every recorded stream, replayed one byte per write and at random split
 // points, reaches a plain net/http client byte for byte.
 func TestFixturesArriveByteIdentical(t *testing.T) {
 	srv := mockupstream.Start(t)
-	for _, path := range fixtures(t, "*/*.sse") {
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, fx := range fixtures.List(t, fixtures.APIUnknown, fixtures.KindSSE) {
+		path, want := fx.Path, fx.Read(t)
 		for _, c := range []mockupstream.Chunking{
 			{Mode: mockupstream.FixedSize, Size: 1},
 			{Mode: mockupstream.Random, Size: 40, Seed: 7},
@@ -79,8 +75,8 @@ func TestFixturesArriveByteIdentical(t *testing.T) {
 
 func TestPlainFixture(t *testing.T) {
 	srv := mockupstream.Start(t)
-	path := fixtures(t, "openai/*.json")[0]
-	want, _ := os.ReadFile(path)
+	fx := fixtures.List(t, fixtures.APIChatCompletions, fixtures.KindJSON)[0]
+	path, want := fx.Path, fx.Read(t)
 	srv.Enqueue(mockupstream.MustFixture(t, path, mockupstream.Chunking{}))
 	resp := post(t, srv.URL(), `{}`)
 	got, _ := io.ReadAll(resp.Body)
