@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -28,12 +29,25 @@ func (t *targetFlags) Set(v string) error {
 	return nil
 }
 
-// Main is the benchmark's command line (go run ./bench/cmd/hgbench, and the
-// base of hookgate bench): it parses args, runs direct, the bare hop, the
-// extra targets given by the caller (hookgate) and those named by --target,
-// prints the table to stdout, and writes JSON and SVG results. name is the
-// command's name for usage and the report.
-func Main(ctx context.Context, name string, args []string, stdout, stderr io.Writer, extra ...Target) error {
+// Command is a benchmark command line: hgbench, and hookgate bench, which
+// adds hookgate as a target and may add scenarios built from a user's
+// configuration.
+type Command struct {
+	// Name is used in usage messages and recorded in the report.
+	Name string
+	// Targets are measured after direct and the bare hop (e.g. hookgate).
+	Targets []Target
+	// Scenarios run after the built-in ones selected by --scenarios
+	// (--scenarios "" selects none of those).
+	Scenarios []Scenario
+	// Stdout receives the table; Stderr progress, notes and usage.
+	Stdout, Stderr io.Writer
+}
+
+// Main parses args and runs: direct, the bare hop, c.Targets and those
+// named by --target; it prints the table and writes JSON and SVG results.
+func (c Command) Main(ctx context.Context, args []string) error {
+	name, stdout, stderr := c.Name, c.Stdout, c.Stderr
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
@@ -49,6 +63,7 @@ func Main(ctx context.Context, name string, args []string, stdout, stderr io.Wri
 		timeout     = fs.Duration("timeout", 30*time.Second, "per-request timeout, body included")
 		out         = fs.String("out", "bench/results", "directory for the JSON results and the SVG chart (empty: write none)")
 		noHop       = fs.Bool("no-bare-hop", false, "leave the bare hop out")
+		cpuProfile  = fs.String("cpuprofile", "", "write a CPU profile of the whole run (generator, mock and in-process targets) to this file")
 		from        = fs.String("from", "", "run nothing: print the table of a saved results JSON and redraw its chart beside it")
 		targets     targetFlags
 	)
@@ -65,9 +80,16 @@ func Main(ctx context.Context, name string, args []string, stdout, stderr io.Wri
 	}
 
 	opts := Options{UpstreamLatency: *upLatency, ChunkInterval: *interval}
-	scs, err := Scenarios(strings.Split(*scenarios, ","), opts)
-	if err != nil {
-		return err
+	var scs []Scenario
+	if strings.TrimSpace(*scenarios) != "" {
+		var err error
+		if scs, err = Scenarios(strings.Split(*scenarios, ","), opts); err != nil {
+			return err
+		}
+	}
+	scs = append(scs, c.Scenarios...)
+	if len(scs) == 0 {
+		return errors.New(name + ": no scenario selected")
 	}
 	cfg := Config{
 		Scenarios: scs,
@@ -82,7 +104,7 @@ func Main(ctx context.Context, name string, args []string, stdout, stderr io.Wri
 	if !*noHop {
 		cfg.Targets = append(cfg.Targets, BareHop())
 	}
-	cfg.Targets = append(cfg.Targets, extra...)
+	cfg.Targets = append(cfg.Targets, c.Targets...)
 	cfg.Targets = append(cfg.Targets, targets...)
 	if *concurrency > 0 {
 		cfg.Loads = append(cfg.Loads, Load{Concurrency: *concurrency})
@@ -105,6 +127,17 @@ func Main(ctx context.Context, name string, args []string, stdout, stderr io.Wri
 	}
 
 	fmt.Fprintln(stderr, SharedCoresNote(runtime.NumCPU()))
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	rep, err := Run(ctx, cfg)
 	if rep == nil {
 		return err

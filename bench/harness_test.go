@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -240,5 +241,34 @@ func TestScenariosAndTargets(t *testing.T) {
 	}
 	if _, err := ParseTarget("ftp://x"); err == nil {
 		t.Error("bad target accepted")
+	}
+}
+
+func TestCommandMain(t *testing.T) {
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	cmd := Command{Name: "hgbench", Stdout: &out, Stderr: &errOut, Scenarios: []Scenario{{
+		Name: "models", Method: http.MethodGet, Path: "/v1/models",
+		Response: mockupstream.JSON(http.StatusOK, []byte(`{"object":"list","data":[]}`)),
+	}}}
+	err := cmd.Main(context.Background(), []string{"-scenarios", "plain", "-requests", "10", "-warmup", "2", "-rates", "200", "-out", dir})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	for _, want := range []string{"== plain · concurrency 1", "== models · rate 200/s per target", "results: "} {
+		if !strings.Contains(out.String(), want) {
+			t.Fatalf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*-hgbench.json"))
+	if len(files) != 1 {
+		t.Fatalf("results %v", files)
+	}
+	out.Reset()
+	if err := cmd.Main(context.Background(), []string{"-from", files[0]}); err != nil || !strings.Contains(out.String(), "== models") {
+		t.Fatalf("-from: %v\n%s", err, out.String())
+	}
+	if err := cmd.Main(context.Background(), []string{"-rates", "x"}); err == nil {
+		t.Fatal("bad rate accepted")
 	}
 }

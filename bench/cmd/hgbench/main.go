@@ -23,7 +23,8 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := bench.Main(ctx, "hgbench", os.Args[1:], os.Stdout, os.Stderr); err != nil {
+	cmd := bench.Command{Name: "hgbench", Stdout: os.Stdout, Stderr: os.Stderr}
+	if err := cmd.Main(ctx, os.Args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			os.Exit(0)
 		}
