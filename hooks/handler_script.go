@@ -52,12 +52,13 @@ type scriptHandler struct {
 	source []byte
 	prog   *goja.Program
 
-	maxVMs int
-	idle   chan *scriptVM // clean runtimes
-	slots  chan struct{}  // one token per live runtime
-	calls  sync.WaitGroup // calls in flight, for Close
-	closed atomic.Bool
-	closeM sync.Mutex // orders calls.Add against Close's Wait
+	maxVMs  int
+	created atomic.Int64   // runtimes built, for tests
+	idle    chan *scriptVM // clean runtimes
+	slots   chan struct{}  // one token per live runtime
+	calls   sync.WaitGroup // calls in flight, for Close
+	closed  atomic.Bool
+	closeM  sync.Mutex // orders calls.Add against Close's Wait
 }
 
 type scriptVM struct {
@@ -168,6 +169,7 @@ func (s *scriptHandler) newVM() (*scriptVM, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.created.Add(1)
 	v, err := rt.RunProgram(s.prog)
 	if err != nil {
 		return nil, fmt.Errorf("script: %w", err)

@@ -15,10 +15,10 @@ import (
 const (
 	// scriptMaxString caps the strings repeat, padStart, padEnd and join
 	// may build (UTF-16 code units).
-	scriptMaxString = 1 << 22
+	scriptMaxString = 1 << 20
 	// scriptMaxArray caps the length of arrays (or array-likes) the Array
 	// built-ins, Array.from and Function.prototype.apply work on.
-	scriptMaxArray = 1 << 22
+	scriptMaxArray = 1 << 20
 	// scriptMaxCallStack bounds recursion.
 	scriptMaxCallStack = 512
 )
@@ -36,7 +36,8 @@ const (
 //     the hidden ones (iterator, generator and async function prototypes),
 //     and the global object itself, so prototype pollution and global
 //     assignments fail instead of reaching the next call;
-//   - returns the original JSON.parse and JSON.stringify for the host.
+//   - returns JSON.parse and the capped JSON.stringify for the host (the
+//     script cannot replace them: they are captured before it runs).
 //
 // It runs in strict mode, declares nothing at the top level and leaves no
 // binding behind.
@@ -49,7 +50,7 @@ var defineProperty = O.defineProperty, getOwnPropertyDescriptor = O.getOwnProper
 var getPrototypeOf = O.getPrototypeOf, freeze = O.freeze, hasOwn = O.prototype.hasOwnProperty;
 var floor = Math.floor;
 var RangeErr = RangeError, TypeErr = TypeError;
-var json = { parse: JSON.parse, stringify: JSON.stringify };
+var isArray = Array.isArray;
 
 function toLength(v) {
 	var n = +v;
@@ -88,6 +89,36 @@ put(SP, 'padEnd', function padEnd_(maxLength, fill) {
 	return apply(padEnd, '' + this, [n, fill]);
 });
 
+// replace and replaceAll: a string replacement may be expanded once per
+// match (and each $ in it up to the whole string); a function replacement
+// is counted as it returns.
+function guardReplace(orig) {
+	return function (pattern, replacement) {
+		if (this == null) { throw new TypeErr('String.prototype.replace called on null or undefined'); }
+		var s = '' + this, r = replacement;
+		if (typeof r === 'function') {
+			var fn = r, total = 0;
+			r = function () {
+				var out = '' + apply(fn, undefined, arguments);
+				total += out.length;
+				if (total > maxString) { throw limit('string length'); }
+				return out;
+			};
+		} else {
+			r = '' + r;
+			var dollars = r.split('$').length - 1;
+			if (s.length + (s.length + 1) * (r.length + dollars * s.length) > maxString) {
+				var global = pattern instanceof RegExp ? pattern.global : orig === replaceAll;
+				if (global || s.length + r.length + dollars * s.length > maxString) { throw limit('string length'); }
+			}
+		}
+		return apply(orig, s, [pattern, r]);
+	};
+}
+var replace = SP.replace, replaceAll = SP.replaceAll;
+put(SP, 'replace', guardReplace(replace));
+put(SP, 'replaceAll', guardReplace(replaceAll));
+
 function guardLength(orig) {
 	return function () {
 		if (this != null && toLength(O(this).length) > maxArray) { throw limit('array length'); }
@@ -98,6 +129,16 @@ var AP = Array.prototype;
 ownKeys(AP).forEach(function (k) {
 	var d = getOwnPropertyDescriptor(AP, k);
 	if (k !== 'constructor' && typeof d.value === 'function') { put(AP, k, guardLength(d.value)); }
+});
+var concat = AP.concat;
+put(AP, 'concat', function concat_() {
+	var n = this == null ? 0 : toLength(O(this).length);
+	for (var i = 0; i < arguments.length; i++) {
+		var a = arguments[i];
+		if (a != null && typeof a === 'object') { n += toLength(a.length); }
+	}
+	if (n > maxArray) { throw limit('array length'); }
+	return apply(concat, this, arguments);
 });
 put(AP, 'join', function join(sep) {
 	var o = O(this), len = toLength(o.length);
@@ -130,6 +171,36 @@ function guardArgs(orig, at) {
 put(Function.prototype, 'apply', guardArgs(Function.prototype.apply, 1));
 put(R, 'apply', guardArgs(R.apply, 2));
 put(R, 'construct', guardArgs(R.construct, 1));
+
+// JSON.stringify walks arrays natively by their length; the replacer
+// (JavaScript, so interruptible) refuses an array over the cap before the
+// native walk starts on it.
+var stringify = JSON.stringify, NewSet = Set;
+function checkValue(v) {
+	if (isArray(v) && toLength(v.length) > maxArray) { throw limit('array length'); }
+}
+function safeStringify(value, replacer, space) {
+	var fn;
+	if (typeof replacer === 'function') {
+		fn = function (k, v) { var r = apply(replacer, this, [k, v]); checkValue(r); return r; };
+	} else if (isArray(replacer)) {
+		// A property list, emulated (keys follow the object's order).
+		var allow = new NewSet();
+		for (var i = 0; i < replacer.length; i++) {
+			var x = replacer[i];
+			if (typeof x === 'string' || typeof x === 'number' || x instanceof String || x instanceof Number) { allow.add('' + x); }
+		}
+		fn = function (k, v) {
+			checkValue(v);
+			return k === '' || isArray(this) || allow.has(k) ? v : undefined;
+		};
+	} else {
+		fn = function (k, v) { checkValue(v); return v; };
+	}
+	return apply(stringify, undefined, [value, fn, space]);
+}
+put(JSON, 'stringify', safeStringify);
+var json = { parse: JSON.parse, stringify: safeStringify };
 
 function enableOverride(obj, key) {
 	var d = getOwnPropertyDescriptor(obj, key);
