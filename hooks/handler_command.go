@@ -38,24 +38,24 @@ var _ Handler = (*commandHandler)(nil)
 func newCommandHandler(spec *Spec, deps Deps) (Handler, error) {
 	hs := spec.Handler
 	if len(hs.Command) == 0 {
-		return nil, errors.New("command hook: `command:` is empty")
+		return nil, errors.New("`command:` is empty")
 	}
 	switch hs.Format {
 	case formatNative:
 	case formatClaudeCode:
 		if _, ok := claudeCodeEventName(spec.Event); !ok {
-			return nil, fmt.Errorf("command hook: format claude_code has no equivalent of event %q", spec.Event)
+			return nil, fmt.Errorf("format claude_code has no equivalent of event %q", spec.Event)
 		}
 	default:
-		return nil, fmt.Errorf("command hook: unknown format %q (want claude_code or none)", hs.Format)
+		return nil, fmt.Errorf("unknown format %q (want claude_code or none)", hs.Format)
 	}
 	env, err := commandEnv(hs.Env)
 	if err != nil {
-		return nil, fmt.Errorf("command hook: %w", err)
+		return nil, err
 	}
 	path, err := resolveExecutable(hs.Command[0], deps.BaseDir, envValue(env, "PATH"))
 	if err != nil {
-		return nil, fmt.Errorf("command hook: %w", err)
+		return nil, err
 	}
 	return &commandHandler{
 		id:     spec.ID,

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"text/template"
 )
@@ -39,18 +38,18 @@ func newHttpHandler(spec *Spec, deps Deps) (Handler, error) {
 	hs := spec.Handler
 	u, err := parseHookURL(hs.URL)
 	if err != nil {
-		return nil, fmt.Errorf("http hook: %w", err)
+		return nil, err
 	}
 	if hs.Format != "" {
-		return nil, fmt.Errorf("http hook: format %q applies to command hooks only", hs.Format)
+		return nil, fmt.Errorf("format %q applies to command hooks only", hs.Format)
 	}
 	headers := make(http.Header, len(hs.Headers)+1)
 	for k, v := range hs.Headers {
 		if !validHeaderName(k) {
-			return nil, fmt.Errorf("http hook: invalid header name %q", k)
+			return nil, fmt.Errorf("invalid header name %q", k)
 		}
 		if strings.ContainsAny(v, "\r\n\x00") {
-			return nil, fmt.Errorf("http hook: header %s: value contains CR, LF or NUL", k)
+			return nil, fmt.Errorf("header %s: value contains CR, LF or NUL", k)
 		}
 		headers.Set(k, v)
 	}
@@ -65,29 +64,16 @@ func newHttpHandler(spec *Spec, deps Deps) (Handler, error) {
 		url:       u.String(),
 		display:   displayURL(u),
 		headers:   headers,
-		observing: observingEvent(spec),
+		observing: spec.Class() == Observing,
 	}
 	if hs.Template != "" {
 		if h.tmpl, err = parseBodyTemplate(spec.ID, hs.Template); err != nil {
-			return nil, fmt.Errorf("http hook: %w", err)
+			return nil, err
 		}
 	}
 	h.transport = newHookTransport()
 	h.client = newHookClient(h.transport)
 	return h, nil
-}
-
-// observingEvent reports whether hooks of spec only observe: stop,
-// subagent_stop, and post_tool_use unless the hook may rewrite the tool
-// result (then its answer is used).
-func observingEvent(spec *Spec) bool {
-	switch spec.Event {
-	case Stop, SubagentStop:
-		return true
-	case PostToolUse:
-		return !slices.Contains(spec.AllowMutation, "toolResult")
-	}
-	return false
 }
 
 // validHeaderName reports whether k is an HTTP token.

@@ -19,7 +19,7 @@ import (
 func extHTTPHandler(t testing.TB, event EventName, hs HandlerSpec, allowMutation ...string) *httpHandler {
 	t.Helper()
 	hs.Type = "http"
-	h, err := newHttpHandler(&Spec{ID: "http-hook", Event: event, Handler: hs, AllowMutation: allowMutation}, Deps{})
+	h, err := newHttpHandler(&Spec{ID: "http-hook", Event: event, Handler: hs, AllowMutation: allowMutation, Trusted: true}, Deps{})
 	if err != nil {
 		t.Fatalf("newHttpHandler: %v", err)
 	}

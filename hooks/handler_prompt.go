@@ -39,24 +39,24 @@ var (
 func newPromptHandler(spec *Spec, deps Deps) (Handler, error) {
 	hs := spec.Handler
 	if strings.TrimSpace(hs.Instruction) == "" {
-		return nil, errors.New("prompt hook: `instruction:` is empty")
+		return nil, errors.New("`instruction:` is empty")
 	}
 	if hs.Model == "" {
-		return nil, errors.New("prompt hook: `model:` is empty")
+		return nil, errors.New("`model:` is empty")
 	}
 	if hs.Format != "" {
-		return nil, fmt.Errorf("prompt hook: format %q applies to command hooks only", hs.Format)
+		return nil, fmt.Errorf("format %q applies to command hooks only", hs.Format)
 	}
 	judge, ok := deps.Judges[hs.Upstream]
 	if !ok {
 		if hs.Upstream == "" {
-			return nil, errors.New("prompt hook: no default judge endpoint configured")
+			return nil, errors.New("no default judge endpoint configured")
 		}
-		return nil, fmt.Errorf("prompt hook: no judge endpoint for upstream %q", hs.Upstream)
+		return nil, fmt.Errorf("no judge endpoint for upstream %q", hs.Upstream)
 	}
 	u, err := parseHookURL(judge.BaseURL)
 	if err != nil {
-		return nil, fmt.Errorf("prompt hook: judge %w", err)
+		return nil, fmt.Errorf("judge %w", err)
 	}
 	transport := newHookTransport()
 	cfg := openai.DefaultConfig(judge.APIKey)
