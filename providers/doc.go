@@ -2,15 +2,18 @@
 // may speak to an LLM (this file set covers OpenAI chat completions). A codec
 // reads traffic into plain views and writes synthesised pieces back:
 //
-//   - sse.go: an incremental Server-Sent Events parser that yields each event
-//     with its exact bytes, so untouched events are relayed byte for byte;
-//   - chat_chunk.go: a cheap view of one chat.completion.chunk payload;
+//   - sse.go, sse_write.go: an incremental Server-Sent Events parser that
+//     yields each event with its exact bytes (so untouched events are
+//     relayed byte for byte), and SSE framing for synthesised events;
+//   - chat_chunk.go, field.go: a cheap view of one chat.completion.chunk;
 //   - chat_toolcalls.go: an assembler turning streamed tool-call deltas into
 //     whole calls with stable ordinals, without trusting the wire index;
-//   - chat_encode.go and openai_error.go: synthesised chunks, SSE framing and
-//     error bodies built from the original bytes;
-//   - chat_response.go and chat_request.go: views and edits of non-streamed
-//     responses and of requests.
+//   - chat_encode.go, openai_error.go: synthesised chunks and error bodies
+//     built from the original bytes;
+//   - chat_response.go, chat_request.go: views and edits of non-streamed
+//     responses and of requests;
+//   - json_scan.go, json_edit.go, json_dupkeys.go: the JSON plumbing they
+//     share.
 //
 // JSON is read with gjson (or, on the per-chunk hot path, with the small
 // zero-allocation scanner in json_scan.go) and edited with sjson on a copy:

@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"bytes"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -24,13 +25,35 @@ func skipSpace(b []byte, i int) int {
 
 // skipString returns the index just past the string starting at b[i] == '"'.
 func skipString(b []byte, i int) (int, bool) {
-	for i++; i < len(b); i++ {
+	// Most strings on the hot path are short keys and values: a plain loop
+	// wins there. Long ones (whole arguments, content) switch to IndexByte.
+	i++
+	for end := min(i+32, len(b)); i < end; i++ {
 		switch b[i] {
 		case '\\':
 			i++
 		case '"':
 			return i + 1, true
 		}
+	}
+	for i < len(b) {
+		q := bytes.IndexByte(b[i:], '"')
+		if q < 0 {
+			break
+		}
+		q += i
+		// The quote ends the string unless an odd run of backslashes
+		// precedes it. The run cannot reach back before i: every escape
+		// begun before i was consumed whole (by the loop above, or as the
+		// escaped quote just before i).
+		n := 0
+		for k := q - 1; k >= i && b[k] == '\\'; k-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1, true
+		}
+		i = q + 1
 	}
 	return len(b), false
 }

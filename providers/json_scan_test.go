@@ -2,6 +2,7 @@ package providers
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -111,4 +112,38 @@ func TestIterators(t *testing.T) {
 			t.Errorf("parseIndex(%s) accepted", bad)
 		}
 	}
+}
+
+// FuzzIterators checks the hot-path iterators against gjson on any valid
+// JSON object or array: same members, same raw values, in order.
+func FuzzIterators(f *testing.F) {
+	f.Add([]byte(`{"a":"` + strings.Repeat(`x\"\\`, 20) + `","b":[1,{"c":"\\\\"}],"d":null}`))
+	f.Add([]byte(`[" \\\\\" ",{"k":"` + strings.Repeat("y", 40) + `\\\\"}, 2.5e-3, true]`))
+	f.Add([]byte(tc(`{"index":0,"id":"a","function":{"name":"f","arguments":"{\"x\":\"` + strings.Repeat(`\\\"`, 30) + `\"}"}}`)))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if !gjson.ValidBytes(in) {
+			return
+		}
+		g := gjson.ParseBytes(in)
+		var want, got []string
+		switch {
+		case g.IsObject():
+			g.ForEach(func(k, v gjson.Result) bool { want = append(want, k.Raw, v.Raw); return true })
+			it, _ := iterObject(in)
+			for k, v, ok := it.next(); ok; k, v, ok = it.next() {
+				got = append(got, `"`+string(k)+`"`, string(v))
+			}
+		case g.IsArray():
+			g.ForEach(func(_, v gjson.Result) bool { want = append(want, v.Raw); return true })
+			it, _ := iterArray(in)
+			for v, ok := it.next(); ok; v, ok = it.next() {
+				got = append(got, string(v))
+			}
+		default:
+			return
+		}
+		if strings.Join(got, "\x00") != strings.Join(want, "\x00") {
+			t.Fatalf("iterators disagree with gjson on %s:\n got %q\nwant %q", in, got, want)
+		}
+	})
 }
