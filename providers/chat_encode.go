@@ -93,8 +93,8 @@ func EncodeContentChunk(template []byte, choice int, text string) ([]byte, error
 // choice (an empty-choices usage chunk) gains {"index":choice,"delta":{},
 // "finish_reason":reason}.
 func SetChunkFinishReason(chunk []byte, choice int, reason string) ([]byte, error) {
-	if !gjson.ValidBytes(chunk) {
-		return nil, fmt.Errorf("set finish_reason: %w", ErrInvalidJSON)
+	if _, err := parseBody(chunk, "set finish_reason"); err != nil {
+		return nil, err
 	}
 	val := appendJSONOrNull(nil, reason)
 	pos, raw := findChoice(chunk, choice)
@@ -128,11 +128,8 @@ func SetChunkFinishReason(chunk []byte, choice int, reason string) ([]byte, erro
 // top-level usage becomes null and error is removed: the synthesised chunk
 // must not repeat what the stream reports elsewhere.
 func singleChoiceChunk(template []byte, choice int, members []byte) ([]byte, error) {
-	if !gjson.ValidBytes(template) {
-		return nil, ErrInvalidJSON
-	}
-	if !gjson.ParseBytes(template).IsObject() {
-		return nil, fmt.Errorf("template is not an object: %w", ErrInvalidJSON)
+	if _, err := parseBody(template, "template"); err != nil {
+		return nil, err
 	}
 	pos, raw := findChoice(template, choice)
 	delta := []byte{'{'}

@@ -3,6 +3,7 @@ package providers
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -439,5 +440,30 @@ func TestOpenAISDKMisreadsOriginals(t *testing.T) {
 	}
 	if got := sdkToolCalls(t, readFixture(t, "avian/chat-kimi-reasoning-tool.sse")); len(got) != 0 {
 		t.Errorf("avian: SDK saw %d calls (expected none: the chunk id changes after the first chunk)", len(got))
+	}
+}
+
+func TestEncodersRefuseBadTemplates(t *testing.T) {
+	for _, tmpl := range []string{`{"choices":`, `[]`, `{"choices":[{"index":0}],"choices":[]}`} {
+		if _, err := EncodeToolCallChunk([]byte(tmpl), 0, ToolCallOut{}); !errors.Is(err, ErrInvalidJSON) {
+			t.Errorf("EncodeToolCallChunk(%s): %v", tmpl, err)
+		}
+		if _, err := EncodeContentChunk([]byte(tmpl), 0, "x"); !errors.Is(err, ErrInvalidJSON) {
+			t.Errorf("EncodeContentChunk(%s): %v", tmpl, err)
+		}
+		if _, err := SetChunkFinishReason([]byte(tmpl), 0, "stop"); !errors.Is(err, ErrInvalidJSON) {
+			t.Errorf("SetChunkFinishReason(%s): %v", tmpl, err)
+		}
+		if _, _, err := StripToolCalls([]byte(tmpl)); !errors.Is(err, ErrInvalidJSON) {
+			t.Errorf("StripToolCalls(%s): %v", tmpl, err)
+		}
+	}
+	// A template without the choice gets a fresh one.
+	out, err := EncodeToolCallChunk([]byte(`{"id":"x","choices":[],"usage":{"total_tokens":1}}`), 2, ToolCallOut{Index: 0, ID: "c", Name: "f", Arguments: "{}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"id":"x","choices":[{"index":2,"delta":{"tool_calls":[{"index":0,"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]},"finish_reason":null}],"usage":null}`; string(out) != want {
+		t.Errorf("got  %s\nwant %s", out, want)
 	}
 }

@@ -250,9 +250,9 @@ func ReplaceToolResult(body []byte, toolCallID, content string) ([]byte, error) 
 }
 
 // AppendToNewestUserMessage returns a copy of body with text appended, as
-// is, to the newest user message: a string content is extended, an array
-// of parts gains a text part, a null content becomes text. It fails with
-// ErrNotFound when there is no user message.
+// is, to the newest user message (see AppendToMessage, in
+// chat_request_user.go, for the forms). It
+// fails with ErrNotFound when there is no user message.
 func AppendToNewestUserMessage(body []byte, text string) ([]byte, error) {
 	const what = "append to user message"
 	root, err := parseBody(body, what)
@@ -268,9 +268,5 @@ func AppendToNewestUserMessage(body []byte, text string) ([]byte, error) {
 	if newest < 0 {
 		return nil, fmt.Errorf("%s: %w", what, ErrNotFound)
 	}
-	out, err := appendToContent(body, jpath("messages", newest, "content"), text)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	return detach(out, body), nil
+	return AppendToMessage(body, newest, text)
 }

@@ -3,6 +3,7 @@ package providers
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -209,8 +210,8 @@ func RemoveResponseToolCalls(body []byte, choice int, positions ...int) ([]byte,
 func renumberIndexes(body []byte, arrPath string) ([]byte, error) {
 	var err error
 	for k, tc := range gjson.GetBytes(body, arrPath).Array() {
-		if i := tc.Get("index"); i.Exists() && i.Raw != itoa(k) {
-			if body, err = setRaw(body, jpath(arrPath, k, "index"), []byte(itoa(k))); err != nil {
+		if i := tc.Get("index"); i.Exists() && i.Raw != strconv.Itoa(k) {
+			if body, err = setRaw(body, jpath(arrPath, k, "index"), []byte(strconv.Itoa(k))); err != nil {
 				return nil, err
 			}
 		}
