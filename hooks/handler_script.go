@@ -57,15 +57,28 @@ type scriptHandler struct {
 	idle    chan *scriptVM // clean runtimes
 	slots   chan struct{}  // one token per live runtime
 	calls   sync.WaitGroup // calls in flight, for Close
+	vms     sync.WaitGroup // runtime goroutines
 	closed  atomic.Bool
 	closeM  sync.Mutex // orders calls.Add against Close's Wait
 }
 
+// scriptVM is one runtime and the goroutine that owns it. The goroutine
+// lives as long as the runtime, so its stack, grown once by goja, is not
+// grown again on every call.
 type scriptVM struct {
 	rt        *goja.Runtime
 	factory   goja.Callable
-	parse     goja.Callable
 	stringify goja.Callable
+	jobs      chan *scriptCall
+}
+
+// scriptCall is one call handed to a runtime's goroutine.
+type scriptCall struct {
+	ev    *Event
+	reply chan scriptReply
+	// state: 0 running, 1 finished (the runtime goes back to the pool), 2
+	// abandoned by the caller at its deadline (the runtime is discarded).
+	state atomic.Int32
 }
 
 var _ Handler = (*scriptHandler)(nil)
@@ -150,14 +163,16 @@ func (s *scriptHandler) trial() error {
 	h, err := vm.factory(goja.Undefined())
 	stopped := t.Stop()
 	if err != nil || !stopped {
-		<-s.slots
+		s.discard(vm)
+		close(vm.jobs)
 		if err == nil {
 			err = errors.New("timed out")
 		}
 		return fmt.Errorf("script: running its top level: %w", err)
 	}
 	if _, ok := goja.AssertFunction(h); !ok {
-		<-s.slots
+		s.discard(vm)
+		close(vm.jobs)
 		return errors.New("script: does not define function handle(event)")
 	}
 	s.idle <- vm
@@ -165,7 +180,7 @@ func (s *scriptHandler) trial() error {
 }
 
 func (s *scriptHandler) newVM() (*scriptVM, error) {
-	rt, parse, stringify, err := newSandbox()
+	rt, _, stringify, err := newSandbox()
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +193,61 @@ func (s *scriptHandler) newVM() (*scriptVM, error) {
 	if !ok {
 		return nil, errors.New("script: wrapper is not a function")
 	}
-	return &scriptVM{rt: rt, factory: factory, parse: parse, stringify: stringify}, nil
+	vm := &scriptVM{rt: rt, factory: factory, stringify: stringify, jobs: make(chan *scriptCall, 1)}
+	s.vms.Add(1)
+	go s.serve(vm)
+	return vm, nil
+}
+
+// serve runs the calls handed to vm until its runtime is discarded or the
+// handler closes.
+func (s *scriptHandler) serve(vm *scriptVM) {
+	defer s.vms.Done()
+	for c := range vm.jobs {
+		res, err, clean := vm.call(c.ev)
+		if c.state.CompareAndSwap(0, 1) && clean {
+			s.put(vm)
+			c.reply <- scriptReply{res, err}
+			continue
+		}
+		c.reply <- scriptReply{res, err}
+		s.discard(vm)
+		s.replenish()
+		return
+	}
+}
+
+// replenish builds a runtime in the background to replace a discarded
+// one: building one takes milliseconds (the sandbox freezes every
+// intrinsic), which the next call should not pay inside its timeout.
+func (s *scriptHandler) replenish() {
+	s.closeM.Lock()
+	defer s.closeM.Unlock()
+	if s.closed.Load() {
+		return
+	}
+	select {
+	case s.slots <- struct{}{}:
+	default:
+		return // the pool is full again
+	}
+	s.vms.Add(1)
+	go func() {
+		defer s.vms.Done()
+		vm, err := s.newVM()
+		if err != nil {
+			<-s.slots
+			return
+		}
+		s.closeM.Lock()
+		defer s.closeM.Unlock()
+		if s.closed.Load() {
+			close(vm.jobs)
+			<-s.slots
+			return
+		}
+		s.idle <- vm
+	}()
 }
 
 // get takes a clean runtime, builds one while under the bound, or waits
@@ -218,13 +287,6 @@ type scriptReply struct {
 
 // Handle runs the script on ev.
 func (s *scriptHandler) Handle(ctx context.Context, ev *Event) (Result, error) {
-	data, err := json.Marshal(ev)
-	if err != nil {
-		return Result{}, fmt.Errorf("script: encode event: %w", err)
-	}
-	if len(data) > ScriptMaxEventBytes {
-		return Result{}, fmt.Errorf("script: event of %d bytes exceeds %d", len(data), ScriptMaxEventBytes)
-	}
 	s.closeM.Lock()
 	if s.closed.Load() {
 		s.closeM.Unlock()
@@ -238,27 +300,14 @@ func (s *scriptHandler) Handle(ctx context.Context, ev *Event) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	// state: 0 running, 1 finished (the runner owns the runtime), 2
-	// abandoned (the caller interrupted it; the runtime is discarded).
-	var state atomic.Int32
-	reply := make(chan scriptReply, 1)
-	s.calls.Add(1)
-	go func() {
-		defer s.calls.Done()
-		res, err, clean := vm.call(data)
-		if state.CompareAndSwap(0, 1) && clean {
-			s.put(vm)
-		} else {
-			s.discard(vm)
-		}
-		reply <- scriptReply{res, err}
-	}()
+	c := &scriptCall{ev: ev, reply: make(chan scriptReply, 1)}
+	vm.jobs <- c // never blocks: an idle runtime's goroutine waits for work
 	select {
-	case r := <-reply:
+	case r := <-c.reply:
 		return r.res, r.err
 	case <-ctx.Done():
-		if !state.CompareAndSwap(0, 2) {
-			r := <-reply // finished just now
+		if !c.state.CompareAndSwap(0, 2) {
+			r := <-c.reply // finished just now
 			return r.res, r.err
 		}
 		vm.rt.Interrupt("deadline")
@@ -268,7 +317,7 @@ func (s *scriptHandler) Handle(ctx context.Context, ev *Event) (Result, error) {
 
 // call runs one event through the script. clean is false when the runtime
 // must not be reused (the script threw or was interrupted).
-func (vm *scriptVM) call(data []byte) (res Result, err error, clean bool) {
+func (vm *scriptVM) call(ev *Event) (res Result, err error, clean bool) {
 	defer func() {
 		if p := recover(); p != nil {
 			res, err, clean = Result{}, fmt.Errorf("script: runtime panic: %v", p), false
@@ -283,9 +332,9 @@ func (vm *scriptVM) call(data []byte) (res Result, err error, clean bool) {
 	if !ok {
 		return Result{}, errors.New("script: does not define function handle(event)"), true
 	}
-	evVal, err := vm.parse(undef, vm.rt.ToValue(string(data)))
+	evVal, err := eventToJS(vm.rt, ev)
 	if err != nil {
-		return Result{}, scriptError(err), false
+		return Result{}, fmt.Errorf("script: %w", err), true
 	}
 	ret, err := handle(undef, evVal)
 	if err != nil {
@@ -361,9 +410,11 @@ func (s *scriptHandler) Close() error {
 	s.calls.Wait()
 	for {
 		select {
-		case <-s.idle:
+		case vm := <-s.idle:
+			close(vm.jobs)
 			<-s.slots
 		default:
+			s.vms.Wait()
 			return nil
 		}
 	}

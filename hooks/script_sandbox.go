@@ -179,8 +179,9 @@ var stringify = JSON.stringify, NewSet = Set;
 function checkValue(v) {
 	if (isArray(v) && toLength(v.length) > maxArray) { throw limit('array length'); }
 }
+function plainReplacer(k, v) { checkValue(v); return v; }
 function safeStringify(value, replacer, space) {
-	var fn;
+	var fn = plainReplacer;
 	if (typeof replacer === 'function') {
 		fn = function (k, v) { var r = apply(replacer, this, [k, v]); checkValue(r); return r; };
 	} else if (isArray(replacer)) {
@@ -194,10 +195,8 @@ function safeStringify(value, replacer, space) {
 			checkValue(v);
 			return k === '' || isArray(this) || allow.has(k) ? v : undefined;
 		};
-	} else {
-		fn = function (k, v) { checkValue(v); return v; };
 	}
-	return apply(stringify, undefined, [value, fn, space]);
+	return stringify(value, fn, space);
 }
 put(JSON, 'stringify', safeStringify);
 var json = { parse: JSON.parse, stringify: safeStringify };
