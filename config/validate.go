@@ -52,6 +52,11 @@ func validate(c *Config, root *yaml.Node, ps *problems, lookup func(string) (str
 		}
 	}
 	ic := c.Interception
+	for i, h := range ic.MetadataHeaders {
+		if credentialHeaders[strings.ToLower(h)] {
+			ps.add(lineOf(root, "interception", "metadata_headers", i), fmt.Sprintf("interception.metadata_headers[%d]", i), "%s carries credentials and is never passed to hooks", h)
+		}
+	}
 	if ic.ContextPosition != "prepend" && ic.ContextPosition != "append" {
 		ps.add(lineOf(root, "interception", "context_position"), "interception.context_position", "want prepend or append, got %q", ic.ContextPosition)
 	}
@@ -81,6 +86,12 @@ func validate(c *Config, root *yaml.Node, ps *problems, lookup func(string) (str
 			ps.add(lineOf(root, "hooks", i, "event"), path+".event", "unknown event %q", h.Event)
 		}
 	}
+}
+
+// credentialHeaders may hold keys or session secrets; hooks never see them.
+var credentialHeaders = map[string]bool{
+	"authorization": true, "proxy-authorization": true, "x-api-key": true,
+	"api-key": true, "cookie": true, "set-cookie": true,
 }
 
 func checkListen(addr string, line int, path string, ps *problems) {

@@ -3,54 +3,184 @@ package interceptors
 import (
 	"context"
 	"io"
+	"log/slog"
+	"strings"
+	"time"
 
-	"github.com/tidwall/gjson"
+	"github.com/hookgate/hookgate/hooks"
+	"github.com/hookgate/hookgate/providers"
 )
 
-// ChatOptions configure the chat-completions interceptor.
+// ChatOptions configure the chat-completions interceptor. Every field says
+// what its zero value means.
 type ChatOptions struct {
-	// MaxEventBytes caps one SSE event; MaxStreamBytes a whole stream.
+	// Engine runs the hooks. Nil (or an engine without hooks) relays
+	// traffic untouched.
+	Engine *hooks.Engine
+	// Memory remembers sessions. Nil keeps them in this process for a day.
+	Memory Memory
+	// MaxEventBytes caps one SSE event (0: the parser's default);
+	// MaxStreamBytes a whole stream (0: no cap).
 	MaxEventBytes  int
 	MaxStreamBytes int64
-	// ParseRequests makes Begin read the request body, answering a 400
-	// when hooks must read it and cannot. Without hooks the body passes
-	// unread.
-	ParseRequests bool
+	// ToolLimits bound the tool calls of one response.
+	ToolLimits providers.ToolCallLimits
+	// SessionHeader, ParentHeader and AgentHeader name the request headers
+	// that carry the session, the parent session of a subagent, and the
+	// agent id. Empty disables each.
+	SessionHeader, ParentHeader, AgentHeader string
+	// MetadataHeaders are request headers exposed to hooks in metadata.
+	MetadataHeaders []string
+	// BlockTemplate renders the note an agent gets for a blocked call, with
+	// {{tool}}, {{hook}} and {{reason}}. Empty uses a built-in template.
+	BlockTemplate string
+	// ContextAfterSystem puts session context after the agent's own
+	// leading system messages instead of before every message.
+	ContextAfterSystem bool
+	// Heartbeat is the interval of SSE keep-alive comments while a tool
+	// call is held. Zero means 5s.
+	Heartbeat time.Duration
+	// PreResponseOnToolCalls fires pre_response on responses that still
+	// carry tool calls too, not only on final answers.
+	PreResponseOnToolCalls bool
+	// Send hands a pre_response text in send mode to a channel. Nil logs
+	// it.
+	Send func(ctx context.Context, hookID, sessionID, text string) error
+	// Logger receives warnings. Nil means slog.Default().
+	Logger *slog.Logger
 }
 
 // Chat reads OpenAI chat-completions traffic (/v1/chat/completions).
 type Chat struct {
 	opts ChatOptions
+	log  *slog.Logger
 }
 
 var _ Interceptor = (*Chat)(nil)
 
-// NewChat returns the chat-completions interceptor.
-func NewChat(opts ChatOptions) *Chat { return &Chat{opts: opts} }
+const defaultBlockTemplate = "[hookgate] tool call {{tool}} blocked by {{hook}}: {{reason}}"
 
-// Begin reads the request.
-func (c *Chat) Begin(ctx context.Context, req *Request) (Exchange, error) {
-	if c.opts.ParseRequests && !gjson.ValidBytes(req.Body) {
-		return nil, &RequestError{Status: 400, Type: "invalid_request_error", Code: "invalid_json",
-			Message: "hookgate could not parse the request body as JSON, and its hooks must read it"}
+// NewChat returns the chat-completions interceptor.
+func NewChat(opts ChatOptions) *Chat {
+	if opts.Memory == nil {
+		opts.Memory = NewLocalMemory(24 * time.Hour)
 	}
-	return &chatExchange{chat: c, body: req.Body}, nil
+	if opts.BlockTemplate == "" {
+		opts.BlockTemplate = defaultBlockTemplate
+	}
+	if opts.Heartbeat <= 0 {
+		opts.Heartbeat = 5 * time.Second
+	}
+	c := &Chat{opts: opts, log: opts.Logger}
+	if c.log == nil {
+		c.log = slog.Default()
+	}
+	return c
+}
+
+// active reports whether any hook is configured.
+func (c *Chat) active() bool {
+	e := c.opts.Engine
+	if e == nil {
+		return false
+	}
+	for _, ev := range hooks.AllEvents {
+		if e.HasHooks(ev) {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *Chat) has(ev hooks.EventName) bool {
+	return c.opts.Engine != nil && c.opts.Engine.HasHooks(ev)
+}
+
+// Begin reads the request and fires the request-side events.
+func (c *Chat) Begin(ctx context.Context, req *Request) (Exchange, error) {
+	if !c.active() {
+		return &chatExchange{chat: c, body: req.Body}, nil
+	}
+	view, err := providers.ParseChatRequest(req.Body)
+	if err != nil {
+		return nil, &RequestError{Status: 400, Type: "invalid_request_error", Code: "invalid_json",
+			Message: "hookgate could not parse the request body as a chat completion request, and its hooks must read it", Err: err}
+	}
+	x := &chatExchange{chat: c, body: req.Body, view: view, hooked: true, id: c.identify(req, view)}
+	if err := x.prepareRequest(ctx); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// identify works out who the request comes from.
+func (c *Chat) identify(req *Request, view *providers.ChatRequest) *identity {
+	header := func(name string) string {
+		if name == "" || req.Header == nil {
+			return ""
+		}
+		return strings.TrimSpace(req.Header(name))
+	}
+	id := &identity{
+		session:  header(c.opts.SessionHeader),
+		parent:   header(c.opts.ParentHeader),
+		agent:    header(c.opts.AgentHeader),
+		user:     view.User,
+		provider: req.Provider,
+		model:    view.Model,
+		tenant:   req.Tenant,
+	}
+	if id.session == "" {
+		first := ""
+		for _, m := range view.Messages {
+			if m.Role == "user" {
+				first = m.Content
+				break
+			}
+		}
+		id.session = fingerprintSession(id.tenant, view.SystemText, first)
+	}
+	md := map[string]any{"route": req.Route}
+	for _, h := range c.opts.MetadataHeaders {
+		if v := header(h); v != "" {
+			md[h] = v
+		}
+	}
+	id.metadata = md
+	return id
 }
 
 // chatExchange is one chat-completions request and its response.
 type chatExchange struct {
-	chat *Chat
-	body []byte
+	chat   *Chat
+	body   []byte
+	view   *providers.ChatRequest
+	hooked bool
+	id     *identity
+	reply  *Reply
 }
 
 func (x *chatExchange) Body() []byte  { return x.body }
-func (x *chatExchange) Reply() *Reply { return nil }
+func (x *chatExchange) Reply() *Reply { return x.reply }
+
+// holds reports whether streamed tool calls must be held for judgement,
+// and whether a stream's end must be handled (pre_response, stop).
+func (x *chatExchange) watchesResponse() bool {
+	c := x.chat
+	return x.hooked && (c.has(hooks.PreToolUse) || c.has(hooks.PreResponse) || c.has(hooks.Stop) || c.has(hooks.SubagentStop))
+}
 
 func (x *chatExchange) RelayStream(ctx context.Context, upstream io.Reader, client Sink) error {
-	r := newStreamRelay(x.chat.opts.MaxEventBytes, x.chat.opts.MaxStreamBytes, chatStreamEnds)
-	return r.run(ctx, upstream, client, nil)
+	if !x.watchesResponse() {
+		r := newStreamRelay(x.chat.opts.MaxEventBytes, x.chat.opts.MaxStreamBytes, chatStreamEnds)
+		return r.run(ctx, upstream, client, nil)
+	}
+	return newChatStream(x, client).run(ctx, upstream)
 }
 
 func (x *chatExchange) FinishPlain(ctx context.Context, body []byte) ([]byte, error) {
-	return body, nil
+	if !x.watchesResponse() {
+		return body, nil
+	}
+	return x.finishPlain(ctx, body)
 }

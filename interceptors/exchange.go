@@ -10,6 +10,7 @@ type Request struct {
 	Route    string // normalised path, e.g. /v1/chat/completions
 	Upstream string // configured upstream name
 	Provider string // upstream's provider: openai | anthropic
+	Tenant   string // the tenant the request authenticated as ("" without tenants)
 	// Header returns a request header's value ("" when absent). It is only
 	// valid during Begin.
 	Header func(name string) string

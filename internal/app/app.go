@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/hookgate/hookgate/config"
+	"github.com/hookgate/hookgate/hooks"
 	"github.com/hookgate/hookgate/interceptors"
 	"github.com/hookgate/hookgate/proxy"
 )
@@ -25,6 +26,7 @@ type App struct {
 	Config   *config.Config
 	Registry *prometheus.Registry
 
+	engine    *hooks.Engine
 	proxy     *proxy.Server
 	admin     *proxy.Admin
 	proxyLn   net.Listener
@@ -40,10 +42,25 @@ func Build(cfg *config.Config, log *slog.Logger) (*App, error) {
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	engine, err := buildEngine(cfg, log, newHookMetrics(reg, nil))
+	if err != nil {
+		return nil, err
+	}
+	ic := cfg.Interception
 	chat := interceptors.NewChat(interceptors.ChatOptions{
-		MaxEventBytes:  int(cfg.Limits.MaxEventBytes),
-		MaxStreamBytes: int64(cfg.Limits.MaxStreamBytes),
-		ParseRequests:  cfg.HasHooks(),
+		Engine:                 engine,
+		Memory:                 interceptors.NewLocalMemory(ic.SessionTTL.D()),
+		MaxEventBytes:          int(cfg.Limits.MaxEventBytes),
+		MaxStreamBytes:         int64(cfg.Limits.MaxStreamBytes),
+		SessionHeader:          ic.SessionHeader,
+		ParentHeader:           ic.ParentSessionHeader,
+		AgentHeader:            ic.AgentHeader,
+		MetadataHeaders:        ic.MetadataHeaders,
+		BlockTemplate:          ic.BlockTemplate,
+		ContextAfterSystem:     ic.ContextPosition == "append",
+		Heartbeat:              cfg.Timeouts.Heartbeat.D(),
+		PreResponseOnToolCalls: ic.PreResponseOnTools,
+		Logger:                 log,
 	})
 	p, err := proxy.New(cfg, proxy.Options{
 		Interceptors: map[string]interceptors.Interceptor{"/v1/chat/completions": chat},
@@ -51,9 +68,10 @@ func Build(cfg *config.Config, log *slog.Logger) (*App, error) {
 		Metrics:      proxy.NewMetrics(reg),
 	})
 	if err != nil {
+		engine.Close()
 		return nil, err
 	}
-	return &App{Config: cfg, Registry: reg, proxy: p, admin: proxy.NewAdmin(reg), log: log, serveErrs: make(chan error, 2)}, nil
+	return &App{Config: cfg, Registry: reg, engine: engine, proxy: p, admin: proxy.NewAdmin(reg), log: log, serveErrs: make(chan error, 2)}, nil
 }
 
 // Start listens on the configured addresses (port 0 picks a free one) and
@@ -88,6 +106,7 @@ func (a *App) Shutdown(ctx context.Context) error {
 	if aerr := a.admin.Shutdown(); aerr != nil && err == nil {
 		err = aerr
 	}
+	a.engine.Close()
 	return err
 }
 

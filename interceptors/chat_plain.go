@@ -1,0 +1,110 @@
+package interceptors
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/hookgate/hookgate/hooks"
+	"github.com/hookgate/hookgate/providers"
+)
+
+// finishPlain applies the hooks to a non-streamed chat completion: the
+// tool calls of message.tool_calls judged concurrently, blocked ones
+// removed with a note in the content, rewritten ones re-encoded,
+// finish_reason "stop" when every call was blocked, and pre_response's
+// text appended to a final answer.
+func (x *chatExchange) finishPlain(ctx context.Context, body []byte) ([]byte, error) {
+	resp, err := providers.ParseChatResponse(body)
+	if err != nil {
+		// Not a chat completion hookgate can read: a tool call in it could
+		// not be judged, so it is not passed on.
+		return nil, &RequestError{Status: 502, Type: "upstream_error", Code: "unreadable_response",
+			Message: "hookgate could not read the upstream's response, so its tool calls could not be judged", Err: err}
+	}
+	out := body
+	for _, ch := range resp.Choices {
+		verdicts := x.judgeAll(ctx, gjsonString(body, "id"), ch)
+		var blocked []int
+		var notes []string
+		for i, tc := range ch.ToolCalls {
+			v := verdicts[i]
+			switch v.Decision {
+			case hooks.Block:
+				blocked = append(blocked, tc.Pos)
+				notes = append(notes, blockNote(x.chat.opts.BlockTemplate, tc.Name, v.HookID, v.Reason))
+			case hooks.Rewrite:
+				if out, err = providers.SetResponseToolCallArguments(out, ch.Index, tc.Pos, string(v.Arguments)); err != nil {
+					return nil, editFailed(err)
+				}
+			}
+		}
+		if len(blocked) > 0 {
+			if out, err = providers.RemoveResponseToolCalls(out, ch.Index, blocked...); err != nil {
+				return nil, editFailed(err)
+			}
+			note := strings.Join(notes, "\n")
+			if ch.Content != "" {
+				note = "\n\n" + note
+			}
+			if out, err = providers.AppendResponseContent(out, ch.Index, note); err != nil {
+				return nil, editFailed(err)
+			}
+			if len(blocked) == len(ch.ToolCalls) {
+				if out, err = providers.SetResponseFinishReason(out, ch.Index, "stop"); err != nil {
+					return nil, editFailed(err)
+				}
+			}
+		}
+		survivors := len(ch.ToolCalls) - len(blocked)
+		final := survivors == 0
+		answer := ch.Content
+		if final || x.chat.opts.PreResponseOnToolCalls {
+			text, err := x.preResponse(ctx, answer)
+			if err != nil {
+				return nil, err
+			}
+			if text != "" {
+				if answer != "" || len(blocked) > 0 {
+					text = "\n\n" + text
+				}
+				if out, err = providers.AppendResponseContent(out, ch.Index, text); err != nil {
+					return nil, editFailed(err)
+				}
+			}
+		}
+		if final {
+			x.answered(ctx, answer)
+		}
+	}
+	return out, nil
+}
+
+// judgeAll runs pre_tool_use for every call of a choice concurrently and
+// returns the verdicts in the calls' order.
+func (x *chatExchange) judgeAll(ctx context.Context, responseID string, ch providers.ResponseChoice) []verdict {
+	verdicts := make([]verdict, len(ch.ToolCalls))
+	if !x.chat.has(hooks.PreToolUse) {
+		for i, tc := range ch.ToolCalls {
+			verdicts[i] = verdict{Decision: hooks.Allow, Arguments: []byte(tc.Arguments)}
+		}
+		return verdicts
+	}
+	var wg sync.WaitGroup
+	for i, tc := range ch.ToolCalls {
+		ev := x.id.event(hooks.PreToolUse, responseID, tc.ID, fmt.Sprint(ch.Index, "/", i))
+		ev.ToolName, ev.ToolCallID = tc.Name, tc.ID
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			verdicts[i] = judgeToolCall(ctx, x.chat.opts.Engine, ev, []byte(tc.Arguments))
+		}()
+	}
+	wg.Wait()
+	return verdicts
+}
+
+func editFailed(err error) error {
+	return &RequestError{Status: 500, Type: "server_error", Code: "hookgate_error", Message: "hookgate could not apply a hook's decision to the response", Err: err}
+}

@@ -1,0 +1,688 @@
+package interceptors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/hookgate/hookgate/hooks"
+	"github.com/hookgate/hookgate/providers"
+)
+
+// chatStream relays one streamed chat completion while hooks watch it.
+//
+// Text and everything else that is not a tool call goes to the client the
+// moment it arrives. Tool-call deltas are held per call until the call is
+// complete (its response finished, or its arguments already form a JSON
+// value and another call has started); then pre_tool_use judges it, on its
+// own goroutine, while the stream goes on. Calls are emitted in their
+// original order: as the bytes that came when nothing about them changed,
+// otherwise as one synthesised delta per call, re-indexed contiguously,
+// with a note in place of each blocked call. The finish, and whatever
+// follows it, waits behind the held calls.
+type chatStream struct {
+	x      *chatExchange
+	client Sink
+	parser *providers.SSEParser
+	chunk  providers.ChatChunk
+
+	choices []*choiceState
+	calls   []*heldCall // every call of the response, in start order
+	next    int         // the first call not yet emitted
+	queue   []*queuedFrame
+	judged  chan *heldCall
+	judging int
+
+	template   []byte // the first chunk's payload, to encode notes and appended text
+	responseID string
+
+	relayed  int64
+	terminal bool // [DONE], a finish, or an in-band error was seen
+	ended    bool // a final answer was completed (stop has fired)
+}
+
+// choiceState is one choice of the response.
+type choiceState struct {
+	index    int
+	asm      *providers.ToolCallAssembler
+	calls    []*heldCall // by ordinal
+	finished bool
+	blocked  int
+	survived int
+	shifted  bool // a call of this choice was blocked: later ones are re-indexed
+	text     []byte
+}
+
+// heldFrame is an SSE event that carried tool-call deltas.
+type heldFrame struct {
+	raw     []byte // the event's bytes; nil when it cannot go out as it came
+	data    []byte // its payload, a template for re-encoding
+	calls   []*heldCall
+	finish  []int // choices whose finish_reason it carries
+	emitted bool
+}
+
+// heldCall is one tool call being held.
+type heldCall struct {
+	choice   *choiceState
+	ordinal  int
+	id, name string
+	args     []byte
+	template []byte
+	frames   []*heldFrame
+	complete bool
+	resolved bool
+	emitted  bool
+	raw      int8 // 0 undecided, 1 emit the frames as they came, -1 synthesise
+	v        verdict
+}
+
+// queuedFrame is an event that must follow the held calls: a finish, what
+// comes after it (usage, [DONE]) and in-band errors.
+type queuedFrame struct {
+	raw    []byte
+	data   []byte
+	finish []int
+}
+
+func newChatStream(x *chatExchange, client Sink) *chatStream {
+	return &chatStream{
+		x:      x,
+		client: client,
+		parser: providers.NewSSEParser(x.chat.opts.MaxEventBytes),
+		judged: make(chan *heldCall, 16),
+	}
+}
+
+// readResult is one read from the upstream, handed from the reader.
+type readResult struct {
+	buf *[]byte
+	n   int
+	err error
+}
+
+// run relays the stream. Reading happens on its own goroutine so that
+// judgements that finish while the upstream is silent are emitted at once,
+// and heartbeats go out while a call is held.
+func (s *chatStream) run(ctx context.Context, upstream io.Reader) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	reads := make(chan readResult)
+	free := make(chan *[]byte, 2)
+	for range 2 {
+		b := make([]byte, 32<<10)
+		free <- &b
+	}
+	readerDone := make(chan struct{})
+	go func() {
+		defer close(readerDone)
+		for {
+			var buf *[]byte
+			select {
+			case buf = <-free:
+			case <-ctx.Done():
+				return
+			}
+			n, err := upstream.Read(*buf)
+			select {
+			case reads <- readResult{buf, n, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	// The reader may be blocked in Read; the proxy closes the upstream body
+	// after run returns, which releases it.
+	defer func() { cancel() }()
+
+	heartbeat := time.NewTicker(s.x.chat.opts.Heartbeat)
+	defer heartbeat.Stop()
+	for {
+		select {
+		case r := <-reads:
+			err := s.onRead(ctx, r)
+			free <- r.buf
+			if err != nil || r.err != nil {
+				if err == nil {
+					err = s.onEnd(ctx, r.err)
+				}
+				s.cancelJudging(cancel)
+				return err
+			}
+		case c := <-s.judged:
+			s.judging--
+			c.resolved = true
+			if err := s.flush(ctx); err != nil {
+				s.cancelJudging(cancel)
+				return err
+			}
+			if err := s.client.Flush(); err != nil {
+				s.cancelJudging(cancel)
+				return err
+			}
+		case <-heartbeat.C:
+			if s.holding() {
+				if err := s.write(providers.AppendSSEComment(nil, "hookgate: holding a tool call for its hooks")); err != nil {
+					s.cancelJudging(cancel)
+					return err
+				}
+				if err := s.client.Flush(); err != nil {
+					s.cancelJudging(cancel)
+					return err
+				}
+			}
+		case <-ctx.Done():
+			s.cancelJudging(cancel)
+			return ctx.Err()
+		}
+	}
+}
+
+// cancelJudging stops the hooks still running and waits for them, so no
+// goroutine outlives the stream.
+func (s *chatStream) cancelJudging(cancel context.CancelFunc) {
+	cancel()
+	for s.judging > 0 {
+		<-s.judged
+		s.judging--
+	}
+}
+
+// holding reports whether a tool call is held.
+func (s *chatStream) holding() bool { return s.next < len(s.calls) }
+
+func (s *chatStream) write(b []byte) error {
+	_, err := s.client.Write(b)
+	return err
+}
+
+// onRead feeds one read to the parser and handles the complete events.
+func (s *chatStream) onRead(ctx context.Context, r readResult) error {
+	if r.n == 0 {
+		return nil
+	}
+	s.relayed += int64(r.n)
+	if limit := s.x.chat.opts.MaxStreamBytes; limit > 0 && s.relayed > limit {
+		return s.fail("stream_too_large", fmt.Sprintf("the upstream stream exceeded hookgate's limit of %d bytes (limits.max_stream_bytes)", limit), errStreamTooLarge)
+	}
+	s.parser.Feed((*r.buf)[:r.n])
+	if err := s.drain(ctx); err != nil {
+		return err
+	}
+	if err := s.flush(ctx); err != nil {
+		return err
+	}
+	return s.client.Flush()
+}
+
+func (s *chatStream) drain(ctx context.Context) error {
+	for {
+		f, err := s.parser.Next()
+		if err != nil {
+			return s.fail("event_too_large", "an upstream event exceeded hookgate's limit (limits.max_event_bytes)", err)
+		}
+		if f == nil {
+			return nil
+		}
+		if err := s.onFrame(ctx, f); err != nil {
+			return err
+		}
+	}
+}
+
+// onEnd handles the end of the upstream body: the last events, then either
+// the held calls (a complete stream) or a truncation error (the held
+// partial calls are never emitted).
+func (s *chatStream) onEnd(ctx context.Context, readErr error) error {
+	if !errors.Is(readErr, io.EOF) {
+		return s.fail("stream_truncated", "the upstream connection failed before the stream finished", fmt.Errorf("%w: %v", ErrTruncated, readErr))
+	}
+	s.parser.End()
+	if err := s.drain(ctx); err != nil {
+		return err
+	}
+	if !s.terminal {
+		return s.fail("stream_truncated", "the upstream stream ended before it finished", ErrTruncated)
+	}
+	s.completeAll(ctx)
+	for s.judging > 0 {
+		select {
+		case c := <-s.judged:
+			s.judging--
+			c.resolved = true
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if err := s.flush(ctx); err != nil {
+		return err
+	}
+	if tail := s.parser.Trailing(); len(tail) > 0 {
+		if err := s.write(tail); err != nil {
+			return err
+		}
+	}
+	return s.client.Flush()
+}
+
+// onFrame routes one SSE event.
+func (s *chatStream) onFrame(ctx context.Context, f *providers.SSEFrame) error {
+	if !f.HasData() {
+		return s.passOrQueue(f.Raw, nil, nil)
+	}
+	if f.Done {
+		// Some providers never set a finish_reason: [DONE] finishes every
+		// choice still open.
+		s.terminal = true
+		var open []int
+		for _, cs := range s.choices {
+			if !cs.finished {
+				open = append(open, cs.index)
+			}
+		}
+		s.finishChoices(ctx, open)
+		return s.passOrQueue(f.Raw, nil, open)
+	}
+	if string(f.Event) == "error" {
+		s.terminal = true
+		return s.passOrQueue(f.Raw, nil, nil)
+	}
+	if err := s.chunk.Decode(f.Data); err != nil {
+		// Malformed upstream JSON is relayed as it came.
+		return s.passOrQueue(f.Raw, nil, nil)
+	}
+	if s.template == nil {
+		s.template = clone(f.Data)
+		s.responseID = gjsonString(s.template, "id")
+	}
+	if s.chunk.HasError() {
+		s.terminal = true
+		return s.passOrQueue(f.Raw, nil, nil)
+	}
+	var finish []int
+	for i := range s.chunk.Choices {
+		ch := &s.chunk.Choices[i]
+		cs := s.choice(ch.Index)
+		if ch.HasContent() {
+			cs.text = appendCapped(cs.text, ch.Content.AppendText(nil), maxAnswerText)
+		}
+		if ch.Finished() {
+			finish = append(finish, ch.Index)
+			// Some providers send no [DONE]: a finish ends the stream.
+			s.terminal = true
+		}
+	}
+	if !s.chunk.HasToolCalls() {
+		if len(finish) == 0 {
+			if s.holding() && !carriesContent(&s.chunk) {
+				// Nothing a reader waits for: keep it in order behind the
+				// held calls, so allowed calls go out exactly as they came.
+				s.queue = append(s.queue, &queuedFrame{raw: clone(f.Raw)})
+				return nil
+			}
+			return s.passOrQueue(f.Raw, nil, nil)
+		}
+		data := clone(f.Data)
+		s.finishChoices(ctx, finish)
+		return s.passOrQueue(f.Raw, data, finish)
+	}
+	return s.holdToolFrame(ctx, f, finish)
+}
+
+// holdToolFrame holds an event carrying tool-call deltas. Text it also
+// carries goes out at once, re-encoded without the tool calls; such a frame
+// can then no longer be emitted as it came. Other members (role, reasoning,
+// provider extras) stay with the held event.
+func (s *chatStream) holdToolFrame(ctx context.Context, f *providers.SSEFrame, finish []int) error {
+	hf := &heldFrame{raw: clone(f.Raw), data: clone(f.Data), finish: finish}
+	for i := range s.chunk.Choices {
+		ch := &s.chunk.Choices[i]
+		if len(ch.ToolCalls) > 0 && ch.HasContent() && len(finish) == 0 {
+			rest, meaningful, err := providers.StripToolCalls(hf.data)
+			if err == nil && meaningful {
+				if err := s.write(providers.FrameSSEData(rest)); err != nil {
+					return err
+				}
+				hf.raw = nil
+			}
+			break
+		}
+	}
+	for i := range s.chunk.Choices {
+		ch := &s.chunk.Choices[i]
+		if len(ch.ToolCalls) == 0 {
+			continue
+		}
+		cs := s.choice(ch.Index)
+		completed, err := cs.asm.Add(f.Seq, ch.ToolCalls)
+		if err != nil {
+			return s.fail("invalid_tool_call", "the upstream sent a tool call hookgate cannot hold: "+err.Error(), err)
+		}
+		for ord := len(cs.calls); ord < cs.asm.Len(); ord++ {
+			c := &heldCall{choice: cs, ordinal: ord, template: hf.data}
+			cs.calls = append(cs.calls, c)
+			s.calls = append(s.calls, c)
+		}
+		for _, c := range cs.calls {
+			fr := cs.asm.Call(c.ordinal).Frames
+			if len(fr) > 0 && fr[len(fr)-1] == f.Seq && !containsFrame(c.frames, hf) {
+				c.frames = append(c.frames, hf)
+				hf.calls = append(hf.calls, c)
+			}
+		}
+		for _, ord := range completed {
+			s.judge(ctx, cs.calls[ord])
+		}
+	}
+	if len(finish) > 0 {
+		s.finishChoices(ctx, finish)
+	}
+	return nil
+}
+
+// passOrQueue writes an event at once (text is never delayed by a held
+// call), unless it finishes a choice or the response has finished while
+// calls are held: then it waits its turn behind them.
+func (s *chatStream) passOrQueue(raw, data []byte, finish []int) error {
+	if len(finish) == 0 && len(s.queue) == 0 && !s.terminalPending() {
+		return s.write(raw)
+	}
+	s.queue = append(s.queue, &queuedFrame{raw: clone(raw), data: data, finish: finish})
+	return nil
+}
+
+// carriesContent reports a chunk with text or another meaningful delta
+// member (reasoning, refusal), which goes to the client at once.
+func carriesContent(c *providers.ChatChunk) bool {
+	for i := range c.Choices {
+		if c.Choices[i].HasContent() || c.Choices[i].Other {
+			return true
+		}
+	}
+	return false
+}
+
+// terminalPending reports that the response has finished while calls are
+// still held, so everything after must wait its turn.
+func (s *chatStream) terminalPending() bool {
+	if !s.holding() {
+		return false
+	}
+	for _, cs := range s.choices {
+		if cs.finished {
+			return true
+		}
+	}
+	return s.terminal
+}
+
+func (s *chatStream) choice(index int) *choiceState {
+	for _, cs := range s.choices {
+		if cs.index == index {
+			return cs
+		}
+	}
+	cs := &choiceState{index: index, asm: providers.NewToolCallAssembler(s.x.chat.opts.ToolLimits)}
+	s.choices = append(s.choices, cs)
+	return cs
+}
+
+// finishChoices completes every call of the finished choices.
+func (s *chatStream) finishChoices(ctx context.Context, finish []int) {
+	for _, idx := range finish {
+		cs := s.choice(idx)
+		if cs.finished {
+			continue
+		}
+		cs.finished = true
+		for _, ord := range cs.asm.Finish() {
+			s.judge(ctx, cs.calls[ord])
+		}
+	}
+}
+
+// completeAll completes every call still open ([DONE], or the end of a
+// stream whose provider never sets finish_reason).
+func (s *chatStream) completeAll(ctx context.Context) {
+	for _, cs := range s.choices {
+		if !cs.asm.Finished() {
+			for _, ord := range cs.asm.Finish() {
+				s.judge(ctx, cs.calls[ord])
+			}
+		}
+	}
+}
+
+// judge starts pre_tool_use for a completed call on its own goroutine.
+func (s *chatStream) judge(ctx context.Context, c *heldCall) {
+	if c.complete {
+		return
+	}
+	c.complete = true
+	tc := c.choice.asm.Call(c.ordinal)
+	c.id, c.name = tc.ID, tc.Name
+	c.args = clone(tc.NormalizedArguments())
+	ev := s.x.id.event(hooks.PreToolUse, s.responseID, c.id, fmt.Sprint(c.choice.index, "/", c.ordinal))
+	ev.ToolName, ev.ToolCallID = c.name, c.id
+	s.judging++
+	engine := s.x.chat.opts.Engine
+	go func() {
+		c.v = judgeToolCall(ctx, engine, ev, c.args)
+		s.judged <- c
+	}()
+}
+
+// flush emits, in order, every call whose turn has come, then the queued
+// events once no call is held.
+func (s *chatStream) flush(ctx context.Context) error {
+	for s.next < len(s.calls) {
+		c := s.calls[s.next]
+		if !c.resolved {
+			return nil
+		}
+		ready, err := s.emitCall(c)
+		if err != nil {
+			return err
+		}
+		if !ready {
+			return nil
+		}
+		s.next++
+	}
+	for len(s.queue) > 0 {
+		q := s.queue[0]
+		s.queue = s.queue[1:]
+		if len(q.finish) == 0 {
+			if err := s.write(q.raw); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := s.emitFinish(ctx, q.raw, q.data, q.finish); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// emitCall emits one resolved call; it reports false when the call must
+// wait for another call that shares its events.
+func (s *chatStream) emitCall(c *heldCall) (bool, error) {
+	if c.emitted {
+		return true, nil
+	}
+	cs := c.choice
+	if c.v.Decision == hooks.Block {
+		c.emitted = true
+		cs.blocked++
+		cs.shifted = true
+		spoil(c)
+		note := blockNote(s.x.chat.opts.BlockTemplate, c.name, c.v.HookID, c.v.Reason) + "\n"
+		chunk, err := providers.EncodeContentChunk(c.template, cs.index, note)
+		if err != nil {
+			return false, s.fail("hookgate_error", "hookgate could not encode a block note", err)
+		}
+		cs.text = appendCapped(cs.text, []byte(note), maxAnswerText)
+		return true, s.write(providers.FrameSSEData(chunk))
+	}
+	if c.raw == 0 {
+		decided, raw := s.decideRaw(c)
+		if !decided {
+			return false, nil
+		}
+		for _, g := range group(c) {
+			g.raw = raw
+		}
+	}
+	c.emitted = true
+	index := cs.survived
+	cs.survived++
+	if c.raw > 0 {
+		for _, f := range c.frames {
+			if !f.emitted {
+				f.emitted = true
+				if err := s.write(f.raw); err != nil {
+					return false, err
+				}
+			}
+		}
+		return true, nil
+	}
+	spoil(c)
+	chunk, err := providers.EncodeToolCallChunk(c.template, cs.index, providers.ToolCallOut{
+		Index: index, ID: c.id, Name: c.name, Arguments: string(c.v.Arguments),
+	})
+	if err != nil {
+		return false, s.fail("hookgate_error", "hookgate could not encode a tool call", err)
+	}
+	if err := s.write(providers.FrameSSEData(chunk)); err != nil {
+		return false, err
+	}
+	// A finish carried by this call's events goes out once the last call
+	// sharing them is out.
+	for _, f := range c.frames {
+		if len(f.finish) > 0 && allEmitted(f.calls) && !f.emitted {
+			f.emitted = true
+			s.queue = append([]*queuedFrame{{data: f.data, finish: f.finish}}, s.queue...)
+		}
+	}
+	return true, nil
+}
+
+// decideRaw decides, for the group of calls that share events with c,
+// whether the events can go out as they came: every call of the group
+// resolved and allowed unchanged, none re-indexed, every event intact.
+func (s *chatStream) decideRaw(c *heldCall) (decided bool, raw int8) {
+	raw = 1
+	for _, g := range group(c) {
+		if !g.resolved {
+			return false, 0
+		}
+		if g.v.Decision != hooks.Allow || g.choice.shifted {
+			raw = -1
+		}
+		for _, f := range g.frames {
+			if f.raw == nil {
+				raw = -1
+			}
+		}
+		for _, e := range g.choice.calls[:g.ordinal] {
+			if !e.resolved {
+				return false, 0
+			}
+			if e.v.Decision == hooks.Block {
+				raw = -1
+			}
+		}
+	}
+	if raw > 0 && s.x.chat.opts.PreResponseOnToolCalls && s.x.chat.has(hooks.PreResponse) {
+		for _, g := range group(c) {
+			for _, f := range g.frames {
+				if len(f.finish) > 0 {
+					raw = -1
+				}
+			}
+		}
+	}
+	return true, raw
+}
+
+// group is the set of calls connected to c by shared events.
+func group(c *heldCall) []*heldCall {
+	out := []*heldCall{c}
+	for i := 0; i < len(out); i++ {
+		for _, f := range out[i].frames {
+			for _, g := range f.calls {
+				if !containsCall(out, g) {
+					out = append(out, g)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// spoil marks c's events as unusable as they came: they carry fragments
+// of a call that went out another way.
+func spoil(c *heldCall) {
+	for _, f := range c.frames {
+		if !f.emitted {
+			f.raw = nil
+		}
+	}
+}
+
+func allEmitted(cs []*heldCall) bool {
+	for _, c := range cs {
+		if !c.emitted {
+			return false
+		}
+	}
+	return true
+}
+
+func containsCall(cs []*heldCall, c *heldCall) bool {
+	for _, x := range cs {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}
+
+func containsFrame(fs []*heldFrame, f *heldFrame) bool {
+	for _, x := range fs {
+		if x == f {
+			return true
+		}
+	}
+	return false
+}
+
+// fail ends the stream with an error event naming the cause.
+func (s *chatStream) fail(code, message string, cause error) error {
+	if err := s.write(providers.FrameSSEData(openAIError("upstream_error", code, message))); err != nil {
+		return err
+	}
+	if err := s.client.Flush(); err != nil {
+		return err
+	}
+	return cause
+}
+
+// maxAnswerText caps the answer text kept for pre_response and stop.
+const maxAnswerText = 1 << 20
+
+func appendCapped(dst, add []byte, limit int) []byte {
+	if room := limit - len(dst); room < len(add) {
+		add = add[:max(room, 0)]
+	}
+	return append(dst, add...)
+}
+
+func clone(b []byte) []byte { return append([]byte(nil), b...) }

@@ -1,0 +1,125 @@
+package interceptors
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"sort"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+
+	"github.com/hookgate/hookgate/hooks"
+)
+
+// verdict is what pre_tool_use decided for one tool call.
+type verdict struct {
+	// Decision is Allow, Rewrite or Block.
+	Decision hooks.Decision
+	// Arguments are the arguments to emit: the original bytes when allowed,
+	// the rewritten ones on a rewrite.
+	Arguments []byte
+	// HookID and Reason explain a block.
+	HookID, Reason string
+	// OnBlock is the blocking hook's on_block, if it set one.
+	OnBlock string
+}
+
+// hookgateBlocker names hookgate itself as the blocker of a call it
+// refuses before any hook runs (arguments that are not a JSON object).
+const hookgateBlocker = "hookgate"
+
+// judgeToolCall runs pre_tool_use for one completed call. Arguments that
+// are not a JSON object are never passed on: they are blocked with a clear
+// reason, whatever the hooks would have said.
+func judgeToolCall(ctx context.Context, engine *hooks.Engine, ev *hooks.Event, args []byte) verdict {
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = []byte("{}")
+	}
+	if !gjson.ValidBytes(args) {
+		return verdict{Decision: hooks.Block, HookID: hookgateBlocker, Reason: "the tool call's arguments are not valid JSON"}
+	}
+	input, err := decodeObject(args)
+	if err != nil {
+		return verdict{Decision: hooks.Block, HookID: hookgateBlocker, Reason: "the tool call's arguments are not a JSON object"}
+	}
+	ev.ToolInput = input
+	out := engine.Dispatch(ctx, ev)
+	switch out.Decision {
+	case hooks.Allow:
+		return verdict{Decision: hooks.Allow, Arguments: args}
+	case hooks.Rewrite:
+		if out.ToolInput == nil {
+			return verdict{Decision: hooks.Allow, Arguments: args}
+		}
+		rewritten, err := patchObject(args, input, out.ToolInput)
+		if err != nil {
+			return verdict{Decision: hooks.Block, HookID: hookgateBlocker, Reason: "a hook's rewrite could not be encoded"}
+		}
+		return verdict{Decision: hooks.Rewrite, Arguments: rewritten}
+	default:
+		// Block, and anything unexpected from a blocking event, fails closed.
+		return verdict{Decision: hooks.Block, HookID: out.HookID, Reason: out.Reason, OnBlock: out.OnBlock}
+	}
+}
+
+// decodeObject decodes a JSON object, keeping numbers as json.Number so a
+// rewrite does not change how untouched numbers are written.
+func decodeObject(b []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return nil, errNotObject
+	}
+	return m, nil
+}
+
+var errNotObject = errors.New("not a JSON object")
+
+// patchObject applies the fields that differ between before and after to
+// the original bytes with sjson, so every untouched field keeps its bytes,
+// order and number formatting.
+func patchObject(orig []byte, before, after map[string]any) ([]byte, error) {
+	out := append([]byte(nil), orig...)
+	keys := make([]string, 0, len(after))
+	for k := range after {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var err error
+	for _, k := range keys {
+		if old, ok := before[k]; ok && reflect.DeepEqual(old, after[k]) {
+			continue
+		}
+		if out, err = sjson.SetBytes(out, escapePathKey(k), after[k]); err != nil {
+			return nil, err
+		}
+	}
+	for k := range before {
+		if _, ok := after[k]; !ok {
+			if out, err = sjson.DeleteBytes(out, escapePathKey(k)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// escapePathKey makes a key usable as one sjson path element.
+func escapePathKey(k string) string {
+	var b []byte
+	for i := 0; i < len(k); i++ {
+		switch k[i] {
+		case '.', '*', '?', '|', '#', '@', '\\', ':', '!', '=', '<', '>', '%':
+			b = append(b, '\\')
+		}
+		b = append(b, k[i])
+	}
+	return string(b)
+}

@@ -1,0 +1,30 @@
+package app
+
+import (
+	"log/slog"
+	"strings"
+
+	"github.com/hookgate/hookgate/config"
+	"github.com/hookgate/hookgate/hooks"
+	"github.com/hookgate/hookgate/hooks/builtin"
+)
+
+// buildEngine compiles the configured hooks with the built-in catalogue.
+// Prompt hooks reach the upstreams as judges: "" (the default) is the
+// first upstream.
+func buildEngine(cfg *config.Config, log *slog.Logger, rec hooks.Recorder) (*hooks.Engine, error) {
+	reg := hooks.NewBuiltins()
+	if err := builtin.Register(reg); err != nil {
+		return nil, err
+	}
+	judges := map[string]hooks.JudgeEndpoint{}
+	for i, u := range cfg.Upstreams {
+		ep := hooks.JudgeEndpoint{BaseURL: strings.TrimSuffix(u.BaseURL, "/") + "/v1", APIKey: u.APIKey}
+		judges[u.Name] = ep
+		if i == 0 {
+			judges[""] = ep
+		}
+	}
+	deps := hooks.Deps{BaseDir: cfg.BaseDir, Judges: judges, Logger: log}
+	return hooks.Compile(cfg.Hooks, deps, hooks.Options{Recorder: rec, Builtins: reg})
+}
