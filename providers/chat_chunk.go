@@ -107,8 +107,9 @@ func (c *ChatChunk) Reset() {
 }
 
 // Decode reads data, a chunk payload. It fails with ErrInvalidJSON when data
-// is not valid JSON or not an object; "[DONE]" is not a chunk (check
-// SSEFrame.Done first).
+// is not valid JSON or not an object, and with ErrDuplicateKey (which wraps
+// ErrInvalidJSON) when a key it reads repeats; the view is then empty.
+// "[DONE]" is not a chunk: check SSEFrame.Done first.
 func (c *ChatChunk) Decode(data []byte) error {
 	c.Reset()
 	if !gjson.ValidBytes(data) {

@@ -59,7 +59,8 @@ func isLineEnd(b []byte) bool {
 // leading space, comment lines, and fields in any order (Bedrock sends
 // "data:" before "event:"). A line whose field name is unknown (including
 // " data:", with a leading space) is ignored, as the SSE rules demand; the
-// frame keeps its bytes. A leading byte-order mark is not stripped.
+// frame keeps its bytes. "retry:" lines are kept but not interpreted, and a
+// leading byte-order mark is not stripped.
 //
 // Usage: Feed a chunk, then call Next until it returns a nil frame; repeat.
 // At end of input call End, drain Next again, then read Trailing.
