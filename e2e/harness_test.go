@@ -75,3 +75,11 @@ func rawPost(t *testing.T, base, path string, body []byte, header map[string]str
 	}
 	return resp.StatusCode, resp.Header, got
 }
+
+// writeExecutable writes a script for a command hook.
+func writeExecutable(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -142,42 +142,56 @@ func (s *chatStream) run(ctx context.Context, upstream io.Reader) error {
 
 	heartbeat := time.NewTicker(s.x.chat.opts.Heartbeat)
 	defer heartbeat.Stop()
+	err := s.loop(ctx, reads, free, heartbeat.C)
+	s.cancelJudging(cancel)
+	return err
+}
+
+// loop serves the stream's events until it is over: upstream reads,
+// finished judgements and heartbeats. After the upstream's end it goes on
+// until every held call has been judged and emitted.
+func (s *chatStream) loop(ctx context.Context, reads chan readResult, free chan *[]byte, beat <-chan time.Time) error {
+	upstreamDone := false
 	for {
+		if upstreamDone && s.judging == 0 {
+			return s.finish(ctx)
+		}
+		in := reads
+		if upstreamDone {
+			in = nil
+		}
 		select {
-		case r := <-reads:
+		case r := <-in:
 			err := s.onRead(ctx, r)
 			free <- r.buf
-			if err != nil || r.err != nil {
-				if err == nil {
-					err = s.onEnd(ctx, r.err)
-				}
-				s.cancelJudging(cancel)
+			if err != nil {
 				return err
+			}
+			if r.err != nil {
+				if err := s.onEnd(ctx, r.err); err != nil {
+					return err
+				}
+				upstreamDone = true
 			}
 		case c := <-s.judged:
 			s.judging--
 			c.resolved = true
 			if err := s.flush(ctx); err != nil {
-				s.cancelJudging(cancel)
 				return err
 			}
 			if err := s.client.Flush(); err != nil {
-				s.cancelJudging(cancel)
 				return err
 			}
-		case <-heartbeat.C:
+		case <-beat:
 			if s.holding() {
 				if err := s.write(providers.AppendSSEComment(nil, "hookgate: holding a tool call for its hooks")); err != nil {
-					s.cancelJudging(cancel)
 					return err
 				}
 				if err := s.client.Flush(); err != nil {
-					s.cancelJudging(cancel)
 					return err
 				}
 			}
 		case <-ctx.Done():
-			s.cancelJudging(cancel)
 			return ctx.Err()
 		}
 	}
@@ -235,9 +249,9 @@ func (s *chatStream) drain(ctx context.Context) error {
 	}
 }
 
-// onEnd handles the end of the upstream body: the last events, then either
-// the held calls (a complete stream) or a truncation error (the held
-// partial calls are never emitted).
+// onEnd handles the end of the upstream body: the last events, then
+// either every open call completed for judgement (a complete stream) or a
+// truncation error (the held partial calls are never emitted).
 func (s *chatStream) onEnd(ctx context.Context, readErr error) error {
 	if !errors.Is(readErr, io.EOF) {
 		return s.fail("stream_truncated", "the upstream connection failed before the stream finished", fmt.Errorf("%w: %v", ErrTruncated, readErr))
@@ -250,15 +264,12 @@ func (s *chatStream) onEnd(ctx context.Context, readErr error) error {
 		return s.fail("stream_truncated", "the upstream stream ended before it finished", ErrTruncated)
 	}
 	s.completeAll(ctx)
-	for s.judging > 0 {
-		select {
-		case c := <-s.judged:
-			s.judging--
-			c.resolved = true
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
+	return nil
+}
+
+// finish emits what was held once every call has been judged, then the
+// bytes of an unterminated last event as they came.
+func (s *chatStream) finish(ctx context.Context) error {
 	if err := s.flush(ctx); err != nil {
 		return err
 	}
