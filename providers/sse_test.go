@@ -275,3 +275,18 @@ func TestAppendSSEData(t *testing.T) {
 		t.Errorf("comment %q", got)
 	}
 }
+
+func TestSSEFrameEmpty(t *testing.T) {
+	p := NewSSEParser(0)
+	p.Feed([]byte("\r\n: c\n\nretry: 5\n\n"))
+	var got []bool
+	for f, _ := p.Next(); f != nil; f, _ = p.Next() {
+		got = append(got, f.Empty())
+	}
+	if len(got) != 3 || !got[0] || got[1] || got[2] {
+		t.Fatalf("Empty() per frame = %v, want [true false false]", got)
+	}
+	if p.Err() != nil || p.MaxEvent() != DefaultMaxSSEEvent {
+		t.Fatal("defaults")
+	}
+}
