@@ -26,6 +26,9 @@ type StreamSpec struct {
 	Created int64
 	// TextDeltas is the number of content deltas before the tool calls.
 	TextDeltas int
+	// Texts, when set, are the content deltas instead (TextDeltas is then
+	// ignored): for a demo that should read like a real answer.
+	Texts []string
 	// ToolCalls is the number of generated tool calls (name "exec", with
 	// distinct shell-command arguments). Calls, when set, is used instead.
 	ToolCalls int
@@ -43,6 +46,12 @@ var words = []string{"Let ", "me ", "look ", "at ", "the ", "project ", "files "
 // Text is the assistant content the spec carries, assembled.
 func (s StreamSpec) Text() string {
 	var b bytes.Buffer
+	if len(s.Texts) > 0 {
+		for _, t := range s.Texts {
+			b.WriteString(t)
+		}
+		return b.String()
+	}
 	for i := range s.TextDeltas {
 		b.WriteString(words[i%len(words)])
 	}
@@ -103,13 +112,14 @@ func (s StreamSpec) SSE() []byte {
 		b.WriteString(finish)
 		b.WriteString("}]}\n\n")
 	}
-	if s.TextDeltas > 0 {
+	deltas := s.deltas()
+	if len(deltas) > 0 {
 		chunk(`{"role":"assistant","content":""}`, "null")
 	} else {
 		chunk(`{"role":"assistant","content":null}`, "null")
 	}
-	for i := range s.TextDeltas {
-		chunk(`{"content":`+jsonString(words[i%len(words)])+`}`, "null")
+	for _, d := range deltas {
+		chunk(`{"content":`+jsonString(d)+`}`, "null")
 	}
 	calls := s.Tools()
 	k := max(s.ArgFragments, 1)
@@ -142,7 +152,7 @@ func (s StreamSpec) Completion() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, `{"id":%s,"object":"chat.completion","created":%d,"model":%s,"system_fingerprint":"fp_mock","choices":[{"index":0,"message":{"role":"assistant","content":`,
 		jsonString(id), created, jsonString(model))
-	if s.TextDeltas > 0 {
+	if len(s.deltas()) > 0 {
 		b.WriteString(jsonString(s.Text()))
 	} else {
 		b.WriteString("null")
@@ -167,8 +177,20 @@ func (s StreamSpec) Completion() []byte {
 	return b.Bytes()
 }
 
+// deltas are the content deltas: Texts, or TextDeltas generated words.
+func (s StreamSpec) deltas() []string {
+	if len(s.Texts) > 0 {
+		return s.Texts
+	}
+	out := make([]string, s.TextDeltas)
+	for i := range out {
+		out[i] = words[i%len(words)]
+	}
+	return out
+}
+
 func (s StreamSpec) usage() string {
-	completion := s.TextDeltas
+	completion := len(s.deltas())
 	for _, c := range s.Tools() {
 		completion += 4 + len(c.Arguments)/4
 	}
