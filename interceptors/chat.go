@@ -106,6 +106,13 @@ func (c *Chat) Begin(ctx context.Context, req *Request) (Exchange, error) {
 		return nil, &RequestError{Status: 400, Type: "invalid_request_error", Code: "invalid_json",
 			Message: "hookgate could not parse the request body as a chat completion request, and its hooks must read it", Err: err}
 	}
+	if view.LegacyFunctions && c.has(hooks.PreToolUse) {
+		// Calls to legacy functions stream as delta.function_call, which
+		// hookgate does not hold: refusing is the only way not to let them
+		// past pre_tool_use.
+		return nil, &RequestError{Status: 400, Type: "invalid_request_error", Code: "legacy_functions_unsupported",
+			Message: "the deprecated \"functions\" parameter is not supported behind hookgate's tool policy; use \"tools\""}
+	}
 	x := &chatExchange{chat: c, body: req.Body, view: view, hooked: true, id: c.identify(req, view)}
 	if err := x.prepareRequest(ctx); err != nil {
 		return nil, err

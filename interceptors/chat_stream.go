@@ -307,7 +307,9 @@ func (s *chatStream) onFrame(ctx context.Context, f *providers.SSEFrame) error {
 		// Malformed upstream JSON is relayed as it came.
 		return s.passOrQueue(f.Raw, nil, nil)
 	}
-	if s.template == nil {
+	if s.template == nil && len(s.chunk.Choices) > 0 {
+		// Azure's first chunk has no choices and an empty id: the first
+		// chunk with a choice is the template.
 		s.template = clone(f.Data)
 		s.responseID = gjsonString(s.template, "id")
 	}
@@ -534,6 +536,9 @@ func (s *chatStream) emitCall(c *heldCall) (bool, error) {
 		cs.shifted = true
 		spoil(c)
 		note := blockNote(s.x.chat.opts.BlockTemplate, c.name, c.v.HookID, c.v.Reason) + "\n"
+		if len(cs.text) > 0 && cs.text[len(cs.text)-1] != '\n' {
+			note = "\n" + note
+		}
 		chunk, err := providers.EncodeContentChunk(c.template, cs.index, note)
 		if err != nil {
 			return false, s.fail("hookgate_error", "hookgate could not encode a block note", err)

@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sort"
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	goopenai "github.com/sashabaranov/go-openai"
+	"github.com/tidwall/gjson"
 
 	"github.com/hookgate/hookgate/config"
 	"github.com/hookgate/hookgate/configs"
@@ -18,21 +21,40 @@ import (
 	"github.com/hookgate/hookgate/internal/mockupstream"
 )
 
-// demoTurn is one step of the demo conversation: what the user asks, what
-// the (mock) model answers, and what the demo explains.
+// demoTurn is one step of the demo's agent loop: what the (mock) model
+// answers, and what the agent feeds back as tool results.
 type demoTurn struct {
-	title  string
-	prompt string
-	answer mockupstream.StreamSpec
+	title   string
+	answer  mockupstream.StreamSpec
+	results map[string]string // tool call id -> what the agent's tool returned
 }
+
+const demoPrompt = "Clean up the build directory, then ship version 1.4.2."
 
 var demoTurns = []demoTurn{
 	{
-		title:  "a streamed answer with a tool call, relayed unchanged",
-		prompt: "List the project files.",
-		answer: mockupstream.StreamSpec{TextDeltas: 6, ArgFragments: 4, Calls: []mockupstream.ToolCall{
-			{Name: "exec", Arguments: `{"command":"ls -la /srv/app"}`},
-		}},
+		title: "the model asks for two shell commands; one would wipe the disk",
+		answer: mockupstream.StreamSpec{ID: "chatcmpl-demo-1", ArgFragments: 4,
+			Texts: []string{"I'll ", "clean ", "up ", "first."},
+			Calls: []mockupstream.ToolCall{
+				{ID: "call_wipe", Name: "exec", Arguments: `{"command":"rm -rf / --no-preserve-root"}`},
+				{ID: "call_list", Name: "exec", Arguments: `{"command":"ls -la /srv/app/build"}`},
+			}},
+		results: map[string]string{"call_list": "app.tar.gz  checksums.txt  old.log"},
+	},
+	{
+		title: "the model deploys to production while production is read-only",
+		answer: mockupstream.StreamSpec{ID: "chatcmpl-demo-2", ArgFragments: 3,
+			Texts: []string{"Now ", "the ", "deploy."},
+			Calls: []mockupstream.ToolCall{
+				{ID: "call_deploy", Name: "deploy", Arguments: `{"env":"production","version":"1.4.2"}`},
+			}},
+		results: map[string]string{"call_deploy": "dry run ok: 1.4.2 would replace 1.4.1"},
+	},
+	{
+		title: "the model gives its final answer",
+		answer: mockupstream.StreamSpec{ID: "chatcmpl-demo-3",
+			Texts: []string{"The build directory holds three files. ", "A dry-run deploy of 1.4.2 succeeded; ", "production was left untouched."}},
 	},
 }
 
@@ -79,37 +101,102 @@ func demo(out io.Writer, verbose bool, logOut io.Writer) error {
 	}
 	defer a.Close()
 
-	fmt.Fprintf(out, "hookgate demo: a mock model on %s, hookgate on %s, and an agent using go-openai with base URL %s/v1\n", mock.URL(), a.URL(), a.URL())
+	fmt.Fprintf(out, "hookgate demo\n  mock model:  %s\n  hookgate:    %s (policy: configs/demo.yaml)\n  agent:       go-openai with base URL %s/v1\n\n", mock.URL(), a.URL(), a.URL())
 	clientCfg := goopenai.DefaultConfig("sk-demo-not-a-real-key")
 	clientCfg.BaseURL = a.URL() + "/v1"
 	client := goopenai.NewClientWithConfig(clientCfg)
 
+	history := []goopenai.ChatCompletionMessage{
+		{Role: goopenai.ChatMessageRoleSystem, Content: "You are an ops agent."},
+		{Role: goopenai.ChatMessageRoleUser, Content: demoPrompt},
+	}
+	fmt.Fprintf(out, "user: %s\n", demoPrompt)
+	before := hookDecisions(a.Registry)
 	for i, turn := range demoTurns {
-		fmt.Fprintf(out, "\n[%d] %s\n    user: %s\n", i+1, turn.title, turn.prompt)
-		mock.Enqueue(mockupstream.Stream(turn.answer.SSE(), mockupstream.Chunking{Mode: mockupstream.PerEvent, Interval: 2 * time.Millisecond}))
-		text, calls, err := demoStream(client, turn.prompt)
+		fmt.Fprintf(out, "\n[%d] %s\n", i+1, turn.title)
+		for _, c := range turn.answer.Tools() {
+			fmt.Fprintf(out, "    model asks:      %s %s\n", c.Name, c.Arguments)
+		}
+		mock.Enqueue(mockupstream.Stream(turn.answer.SSE(), mockupstream.Chunking{Mode: mockupstream.PerEvent, Interval: time.Millisecond}))
+		text, calls, err := demoStream(client, history)
 		if err != nil {
 			return fmt.Errorf("turn %d: %w", i+1, err)
 		}
-		if text != "" {
-			fmt.Fprintf(out, "    assistant: %s\n", strings.TrimSpace(text))
+		after := hookDecisions(a.Registry)
+		for _, line := range decisionDelta(before, after) {
+			fmt.Fprintf(out, "    hookgate:        %s\n", line)
 		}
+		before = after
 		for _, c := range calls {
-			fmt.Fprintf(out, "    tool call received by the agent: %s %s\n", c.Function.Name, c.Function.Arguments)
+			fmt.Fprintf(out, "    agent receives:  %s %s\n", c.Function.Name, c.Function.Arguments)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
+			if line != "" {
+				fmt.Fprintf(out, "    agent reads:     %s\n", line)
+			}
+		}
+		history = append(history, goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleAssistant, Content: text, ToolCalls: calls})
+		for _, c := range calls {
+			history = append(history, goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleTool, ToolCallID: c.ID, Content: turn.results[c.ID]})
 		}
 	}
-	fmt.Fprintln(out, "\ndone: every turn went through hookgate.")
+
+	reqs := mock.Requests()
+	fmt.Fprintf(out, "\nWhat the model was sent: %d requests; in each, the session context comes first:\n", len(reqs))
+	for i, r := range reqs {
+		fmt.Fprintf(out, "    request %d, messages[0]: %s\n", i+1, gjson.GetBytes(r.Body, "messages.0.content").String())
+	}
+	fmt.Fprintln(out, "\ndone: one destructive command blocked, one production deploy turned into a dry run, context injected into every request, the disclaimer appended.")
 	return nil
 }
 
-// demoStream runs one streamed chat completion and assembles it.
-func demoStream(client *goopenai.Client, prompt string) (string, []goopenai.ToolCall, error) {
+// hookDecisions reads hookgate_hook_decisions_total by hook and decision.
+func hookDecisions(g prometheus.Gatherer) map[string]float64 {
+	out := map[string]float64{}
+	mfs, _ := g.Gather()
+	for _, mf := range mfs {
+		if mf.GetName() != "hookgate_hook_decisions_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			var hook, event, decision string
+			for _, l := range m.GetLabel() {
+				switch l.GetName() {
+				case "hook":
+					hook = l.GetValue()
+				case "event":
+					event = l.GetValue()
+				case "decision":
+					decision = l.GetValue()
+				}
+			}
+			out[fmt.Sprintf("%-20s %-15s -> %s", hook, event, decision)] = m.GetCounter().GetValue()
+		}
+	}
+	return out
+}
+
+// decisionDelta lists the hook decisions made between two readings.
+func decisionDelta(before, after map[string]float64) []string {
+	var lines []string
+	for k, v := range after {
+		if d := v - before[k]; d > 0 {
+			lines = append(lines, fmt.Sprintf("%s (x%.0f)", k, d))
+		}
+	}
+	sort.Strings(lines)
+	return lines
+}
+
+// demoStream runs one streamed chat completion and assembles it, as an
+// agent built on go-openai does.
+func demoStream(client *goopenai.Client, history []goopenai.ChatCompletionMessage) (string, []goopenai.ToolCall, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	stream, err := client.CreateChatCompletionStream(ctx, goopenai.ChatCompletionRequest{
 		Model:    "mock-gpt",
 		Stream:   true,
-		Messages: []goopenai.ChatCompletionMessage{{Role: goopenai.ChatMessageRoleUser, Content: prompt}},
+		Messages: history,
 	})
 	if err != nil {
 		return "", nil, err
@@ -133,7 +220,7 @@ func demoStream(client *goopenai.Client, prompt string) (string, []goopenai.Tool
 					idx = *tc.Index
 				}
 				for idx >= len(calls) {
-					calls = append(calls, goopenai.ToolCall{})
+					calls = append(calls, goopenai.ToolCall{Type: goopenai.ToolTypeFunction})
 				}
 				if tc.ID != "" {
 					calls[idx].ID = tc.ID

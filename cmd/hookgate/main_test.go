@@ -34,7 +34,14 @@ func TestDemoRunsOfflineAndExitsZero(t *testing.T) {
 	if code := run([]string{"demo"}, &out, &errOut); code != 0 {
 		t.Fatalf("demo exited %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
 	}
-	for _, want := range []string{"tool call received by the agent: exec", "done:"} {
+	for _, want := range []string{
+		"no-destructive-exec  pre_tool_use    -> block",
+		"agent reads:     [hookgate] tool call exec blocked by no-destructive-exec",
+		"agent receives:  exec {\"command\":\"ls -la /srv/app/build\"}",
+		"agent receives:  deploy {\"env\":\"production\",\"version\":\"1.4.2\",\"dry_run\":true}",
+		"agent reads:     (Automated answer; actions were checked by hookgate.)",
+		"request 3, messages[0]: You work for Example Corp.",
+	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out.String())
 		}
