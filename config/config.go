@@ -15,6 +15,9 @@ type Config struct {
 	Timeouts          Timeouts     `yaml:"timeouts"`
 	Interception      Interception `yaml:"interception"`
 	Log               Log          `yaml:"log"`
+	Store             Store        `yaml:"store"`
+	Audit             Audit        `yaml:"audit"`
+	Channels          []Channel    `yaml:"channels"`
 
 	// Path is the file the configuration was read from ("" when built in
 	// code); BaseDir resolves relative paths inside it.
@@ -22,10 +25,58 @@ type Config struct {
 	BaseDir string `yaml:"-"`
 }
 
-// Admin is the admin listener: /metrics and /healthz, later admin writes.
+// Admin is the admin listener: /metrics and /healthz without a token;
+// admin writes (approvals, tenant switches) with a bearer token.
 type Admin struct {
-	Listen   string `yaml:"listen"`
+	Listen   string       `yaml:"listen"`
+	TokenEnv string       `yaml:"token_env"`
+	Tokens   []AdminToken `yaml:"tokens"`
+}
+
+// AdminToken is one approver's token; Name is what audit and approval
+// records show as the person who answered.
+type AdminToken struct {
+	Name     string `yaml:"name"`
 	TokenEnv string `yaml:"token_env"`
+
+	// Token is read from TokenEnv at load time. It is never logged.
+	Token string `yaml:"-"`
+}
+
+// Store is where hookgate persists audit records, approvals and sessions.
+type Store struct {
+	Driver string `yaml:"driver"` // sqlite (default) | postgres
+	Path   string `yaml:"path"`   // sqlite file
+	DSN    string `yaml:"dsn"`    // postgres connection string
+}
+
+// Audit configures the record of every hook execution.
+type Audit struct {
+	KeyEnv    string   `yaml:"key_env"`    // 32-byte key (hex or base64) encrypting error_detail
+	OnFull    string   `yaml:"on_full"`    // block (default) | drop
+	QueueSize int      `yaml:"queue_size"` // records waiting to be written
+	MaxWait   Duration `yaml:"max_wait"`   // how long a request waits for room under on_full: block
+
+	// Key is read from KeyEnv at load time. It is never logged.
+	Key string `yaml:"-"`
+}
+
+// Channel is a way hookgate talks to people: approval cards, messages.
+type Channel struct {
+	Name             string `yaml:"name"`
+	Type             string `yaml:"type"` // webhook | slack | feishu
+	URL              string `yaml:"url"`  // webhook target; API base for slack/feishu (defaults to the public API)
+	SecretEnv        string `yaml:"secret_env"`
+	BotTokenEnv      string `yaml:"bot_token_env"`      // slack
+	SigningSecretEnv string `yaml:"signing_secret_env"` // slack
+	Channel          string `yaml:"channel"`            // slack channel id / feishu chat id
+	AppID            string `yaml:"app_id"`             // feishu
+	AppSecretEnv     string `yaml:"app_secret_env"`     // feishu
+	VerificationEnv  string `yaml:"verification_token_env"`
+	EncryptKeyEnv    string `yaml:"encrypt_key_env"`
+
+	// Secrets resolved from the *_env names at load time; never logged.
+	Secret, BotToken, SigningSecret, AppSecret, VerificationToken, EncryptKey string `yaml:"-"`
 }
 
 // Upstream is one LLM API hookgate forwards to.

@@ -22,6 +22,8 @@ const (
 	DefaultBlockTemplate    = "[hookgate] tool call {{tool}} blocked by {{hook}}: {{reason}}"
 	DefaultSessionTTL       = 24 * time.Hour
 	DefaultMaxRetries       = 2
+	DefaultAuditQueue       = 4096
+	DefaultAuditMaxWait     = 2 * time.Second
 )
 
 func applyDefaults(c *Config) {
@@ -46,6 +48,15 @@ func applyDefaults(c *Config) {
 		ic.MaxRetries = DefaultMaxRetries
 	}
 	setDuration(&ic.SessionTTL, DefaultSessionTTL)
+	setString(&c.Store.Driver, "sqlite")
+	if c.Store.Driver == "sqlite" {
+		setString(&c.Store.Path, "hookgate.db")
+	}
+	setString(&c.Audit.OnFull, "block")
+	if c.Audit.QueueSize == 0 {
+		c.Audit.QueueSize = DefaultAuditQueue
+	}
+	setDuration(&c.Audit.MaxWait, DefaultAuditMaxWait)
 	setString(&c.Log.Level, "info")
 	setString(&c.Log.Format, "text")
 	for i := range c.Upstreams {
