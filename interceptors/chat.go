@@ -43,6 +43,13 @@ type ChatOptions struct {
 	// PreResponseOnToolCalls fires pre_response on responses that still
 	// carry tool calls too, not only on final answers.
 	PreResponseOnToolCalls bool
+	// OnBlock is what happens when every call of a response is blocked:
+	// "respond" (or empty) shows the notes; "retry" tells the model and asks
+	// again, up to MaxRetries times. RetryHooks reports that some hook sets
+	// on_block: retry itself.
+	OnBlock    string
+	MaxRetries int
+	RetryHooks bool
 	// Send hands a pre_response text in send mode to a channel. Nil logs
 	// it.
 	Send func(ctx context.Context, hookID, sessionID, text string) error
@@ -165,6 +172,7 @@ type chatExchange struct {
 	hooked bool
 	id     *identity
 	reply  *Reply
+	resend func(ctx context.Context, body []byte) (io.ReadCloser, error)
 }
 
 func (x *chatExchange) Body() []byte  { return x.body }
@@ -182,7 +190,7 @@ func (x *chatExchange) RelayStream(ctx context.Context, upstream io.Reader, clie
 		r := newStreamRelay(x.chat.opts.MaxEventBytes, x.chat.opts.MaxStreamBytes, chatStreamEnds)
 		return r.run(ctx, upstream, client, nil)
 	}
-	return newChatStream(x, client).run(ctx, upstream)
+	return x.relayWithRetries(ctx, upstream, client)
 }
 
 func (x *chatExchange) FinishPlain(ctx context.Context, body []byte) ([]byte, error) {

@@ -3,6 +3,7 @@ package interceptors
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/tidwall/gjson"
 
@@ -35,6 +36,21 @@ func (s *chatStream) emitFinish(ctx context.Context, raw, data []byte, finish []
 	}
 	for _, idx := range finish {
 		cs := s.choice(idx)
+		if cs.blocked > 0 && cs.survived == 0 && s.shouldRetry(cs) {
+			s.retry.deciding = true
+			s.retry.choice = cs
+			return nil
+		}
+		if len(cs.notes) > 0 {
+			template := data
+			if template == nil {
+				template = s.template
+			}
+			if err := s.writeNote(cs, template, strings.Join(cs.notes, "")); err != nil {
+				return err
+			}
+			cs.notes = nil
+		}
 		final := cs.survived == 0
 		if final || s.x.chat.opts.PreResponseOnToolCalls {
 			text, err := s.x.preResponse(ctx, string(cs.text))

@@ -3,8 +3,11 @@ package interceptors
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/hookgate/hookgate/hooks"
 	"github.com/hookgate/hookgate/providers"
@@ -16,6 +19,12 @@ import (
 // finish_reason "stop" when every call was blocked, and pre_response's
 // text appended to a final answer.
 func (x *chatExchange) finishPlain(ctx context.Context, body []byte) ([]byte, error) {
+	return x.finishPlainAttempt(ctx, body, x.body, 0)
+}
+
+// finishPlainAttempt is finishPlain for one attempt: attempt 0 answers the
+// agent's request, later ones answer hookgate's retries (reqBody).
+func (x *chatExchange) finishPlainAttempt(ctx context.Context, body, reqBody []byte, attempt int) ([]byte, error) {
 	resp, err := providers.ParseChatResponse(body)
 	if err != nil {
 		// Not a chat completion hookgate can read: a tool call in it could
@@ -39,6 +48,9 @@ func (x *chatExchange) finishPlain(ctx context.Context, body []byte) ([]byte, er
 					return nil, editFailed(err)
 				}
 			}
+		}
+		if len(blocked) > 0 && len(blocked) == len(ch.ToolCalls) && len(resp.Choices) == 1 && x.plainRetry(verdicts, attempt) {
+			return x.retryPlain(ctx, body, reqBody, attempt, ch, verdicts)
 		}
 		if len(blocked) > 0 {
 			if out, err = providers.RemoveResponseToolCalls(out, ch.Index, blocked...); err != nil {
@@ -108,3 +120,61 @@ func (x *chatExchange) judgeAll(ctx context.Context, responseID string, ch provi
 func editFailed(err error) error {
 	return &RequestError{Status: 500, Type: "server_error", Code: "hookgate_error", Message: "hookgate could not apply a hook's decision to the response", Err: err}
 }
+
+// plainRetry reports whether a plain response whose every call was blocked
+// is to be asked again.
+func (x *chatExchange) plainRetry(verdicts []verdict, attempt int) bool {
+	if !x.retryPossible() || attempt >= x.chat.opts.MaxRetries {
+		return false
+	}
+	for _, v := range verdicts {
+		if x.effectiveOnBlock(v) != "retry" {
+			return false
+		}
+	}
+	return true
+}
+
+// retryPlain tells the model its calls were blocked, asks again, and
+// returns the new answer as the same response: the first id, usage summed.
+func (x *chatExchange) retryPlain(ctx context.Context, body, reqBody []byte, attempt int, ch providers.ResponseChoice, verdicts []verdict) ([]byte, error) {
+	calls := make([]providers.ToolCallOut, len(ch.ToolCalls))
+	results := make([]string, len(ch.ToolCalls))
+	for i, tc := range ch.ToolCalls {
+		id := tc.ID
+		if id == "" {
+			id = fmt.Sprintf("call_hookgate_%d_%d", attempt, i)
+		}
+		calls[i] = providers.ToolCallOut{Index: i, ID: id, Name: tc.Name, Arguments: tc.Arguments}
+		results[i] = fmt.Sprintf("blocked by %s: %s", verdicts[i].HookID, verdicts[i].Reason)
+	}
+	next, err := providers.AppendToolRound(reqBody, ch.Content, calls, results)
+	if err != nil {
+		return nil, editFailed(err)
+	}
+	up, err := x.resend(ctx, next)
+	if err != nil {
+		return nil, &RequestError{Status: 502, Type: "upstream_error", Code: "retry_failed", Message: "hookgate asked the model again after blocking its tool calls, and the upstream failed", Err: err}
+	}
+	answer, err := io.ReadAll(io.LimitReader(up, maxPlainRetryBody))
+	up.Close()
+	if err != nil {
+		return nil, &RequestError{Status: 502, Type: "upstream_error", Code: "retry_failed", Message: "hookgate could not read the upstream's answer to its retry", Err: err}
+	}
+	out, err := x.finishPlainAttempt(ctx, answer, next, attempt+1)
+	if err != nil {
+		return nil, err
+	}
+	if out, err = providers.SetID(out, gjsonString(body, "id")); err != nil {
+		return nil, editFailed(err)
+	}
+	if prior := gjson.GetBytes(body, "usage"); prior.IsObject() {
+		if out, err = providers.AddUsage(out, []byte(prior.Raw)); err != nil {
+			return nil, editFailed(err)
+		}
+	}
+	return out, nil
+}
+
+// maxPlainRetryBody caps the answer to a retry that hookgate reads whole.
+const maxPlainRetryBody = 32 << 20

@@ -40,19 +40,23 @@ type chatStream struct {
 
 	relayed  int64
 	terminal bool // [DONE], a finish, or an in-band error was seen
-	ended    bool // a final answer was completed (stop has fired)
+
+	retry retryState
 }
 
 // choiceState is one choice of the response.
 type choiceState struct {
-	index    int
-	asm      *providers.ToolCallAssembler
-	calls    []*heldCall // by ordinal
-	finished bool
-	blocked  int
-	survived int
-	shifted  bool // a call of this choice was blocked: later ones are re-indexed
-	text     []byte
+	index        int
+	asm          *providers.ToolCallAssembler
+	calls        []*heldCall // by ordinal
+	finished     bool
+	blocked      int
+	survived     int
+	shifted      bool   // a call of this choice was blocked: later ones are re-indexed
+	text         []byte // what the client was shown: upstream text and notes
+	said         []byte // the upstream's text alone
+	notes        []string
+	blockedCalls []*heldCall
 }
 
 // heldFrame is an SSE event that carried tool-call deltas.
@@ -87,12 +91,13 @@ type queuedFrame struct {
 	finish []int
 }
 
-func newChatStream(x *chatExchange, client Sink) *chatStream {
+func newChatStream(x *chatExchange, client Sink, reqBody []byte) *chatStream {
 	return &chatStream{
 		x:      x,
 		client: client,
 		parser: providers.NewSSEParser(x.chat.opts.MaxEventBytes),
 		judged: make(chan *heldCall, 16),
+		retry:  retryState{reqBody: reqBody},
 	}
 }
 
@@ -273,6 +278,9 @@ func (s *chatStream) finish(ctx context.Context) error {
 	if err := s.flush(ctx); err != nil {
 		return err
 	}
+	if s.retry.deciding {
+		return errRetry
+	}
 	if tail := s.parser.Trailing(); len(tail) > 0 {
 		if err := s.write(tail); err != nil {
 			return err
@@ -283,6 +291,14 @@ func (s *chatStream) finish(ctx context.Context) error {
 
 // onFrame routes one SSE event.
 func (s *chatStream) onFrame(ctx context.Context, f *providers.SSEFrame) error {
+	if s.retry.deciding {
+		// A retry was decided: the rest of this answer is not shown; only
+		// its usage is kept, to be added to the continuation's.
+		if f.HasData() && !f.Done && s.chunk.Decode(f.Data) == nil && s.chunk.HasUsage() {
+			s.retry.lastUsage = clone(s.chunk.Usage.Raw)
+		}
+		return nil
+	}
 	if !f.HasData() {
 		return s.passOrQueue(f.Raw, nil, nil)
 	}
@@ -307,6 +323,16 @@ func (s *chatStream) onFrame(ctx context.Context, f *providers.SSEFrame) error {
 		// Malformed upstream JSON is relayed as it came.
 		return s.passOrQueue(f.Raw, nil, nil)
 	}
+	if s.chunk.HasUsage() && s.x.retryPossible() {
+		s.retry.lastUsage = clone(s.chunk.Usage.Raw)
+	}
+	if s.retry.continuing() {
+		cont, err := s.continuationFrame(f)
+		if err != nil {
+			return s.fail("hookgate_error", "hookgate could not continue the response after a retry", err)
+		}
+		f = cont
+	}
 	if s.template == nil && len(s.chunk.Choices) > 0 {
 		// Azure's first chunk has no choices and an empty id: the first
 		// chunk with a choice is the template.
@@ -322,7 +348,9 @@ func (s *chatStream) onFrame(ctx context.Context, f *providers.SSEFrame) error {
 		ch := &s.chunk.Choices[i]
 		cs := s.choice(ch.Index)
 		if ch.HasContent() {
-			cs.text = appendCapped(cs.text, ch.Content.AppendText(nil), maxAnswerText)
+			text := ch.Content.AppendText(nil)
+			cs.text = appendCapped(cs.text, text, maxAnswerText)
+			cs.said = appendCapped(cs.said, text, maxAnswerText)
 		}
 		if ch.Finished() {
 			finish = append(finish, ch.Index)
@@ -493,6 +521,9 @@ func (s *chatStream) judge(ctx context.Context, c *heldCall) {
 // flush emits, in order, every call whose turn has come, then the queued
 // events once no call is held.
 func (s *chatStream) flush(ctx context.Context) error {
+	if s.retry.deciding {
+		return nil
+	}
 	for s.next < len(s.calls) {
 		c := s.calls[s.next]
 		if !c.resolved {
@@ -519,6 +550,10 @@ func (s *chatStream) flush(ctx context.Context) error {
 		if err := s.emitFinish(ctx, q.raw, q.data, q.finish); err != nil {
 			return err
 		}
+		if s.retry.deciding {
+			s.queue = nil
+			return nil
+		}
 	}
 	return nil
 }
@@ -534,17 +569,15 @@ func (s *chatStream) emitCall(c *heldCall) (bool, error) {
 		c.emitted = true
 		cs.blocked++
 		cs.shifted = true
+		cs.blockedCalls = append(cs.blockedCalls, c)
 		spoil(c)
 		note := blockNote(s.x.chat.opts.BlockTemplate, c.name, c.v.HookID, c.v.Reason) + "\n"
-		if len(cs.text) > 0 && cs.text[len(cs.text)-1] != '\n' {
-			note = "\n" + note
+		if s.x.retryPossible() {
+			// Shown at the finish, unless the model is asked again instead.
+			cs.notes = append(cs.notes, note)
+			return true, nil
 		}
-		chunk, err := providers.EncodeContentChunk(c.template, cs.index, note)
-		if err != nil {
-			return false, s.fail("hookgate_error", "hookgate could not encode a block note", err)
-		}
-		cs.text = appendCapped(cs.text, []byte(note), maxAnswerText)
-		return true, s.write(providers.FrameSSEData(chunk))
+		return true, s.writeNote(cs, c.template, note)
 	}
 	if c.raw == 0 {
 		decided, raw := s.decideRaw(c)
@@ -588,6 +621,19 @@ func (s *chatStream) emitCall(c *heldCall) (bool, error) {
 		}
 	}
 	return true, nil
+}
+
+// writeNote shows the agent a note in the answer's text.
+func (s *chatStream) writeNote(cs *choiceState, template []byte, note string) error {
+	if len(cs.text) > 0 && cs.text[len(cs.text)-1] != '\n' {
+		note = "\n" + note
+	}
+	chunk, err := providers.EncodeContentChunk(template, cs.index, note)
+	if err != nil {
+		return s.fail("hookgate_error", "hookgate could not encode a block note", err)
+	}
+	cs.text = appendCapped(cs.text, []byte(note), maxAnswerText)
+	return s.write(providers.FrameSSEData(chunk))
 }
 
 // decideRaw decides, for the group of calls that share events with c,

@@ -55,3 +55,11 @@ type Interceptor interface {
 	// status and message.
 	Begin(ctx context.Context, req *Request) (Exchange, error)
 }
+
+// Resender is implemented by exchanges that may ask the upstream again
+// after a complete response (on_block: retry). The proxy offers a resend
+// function only when WantsResend is true.
+type Resender interface {
+	WantsResend() bool
+	SetResend(func(ctx context.Context, body []byte) (io.ReadCloser, error))
+}

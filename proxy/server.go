@@ -172,6 +172,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 			return
 		}
 		body = ex.Body()
+		s.offerResend(ctx, up, ex)
 	}
 	s.forward(ctx, up, path, body, ex, start)
 }

@@ -60,6 +60,9 @@ func Build(cfg *config.Config, log *slog.Logger) (*App, error) {
 		ContextAfterSystem:     ic.ContextPosition == "append",
 		Heartbeat:              cfg.Timeouts.Heartbeat.D(),
 		PreResponseOnToolCalls: ic.PreResponseOnTools,
+		OnBlock:                ic.OnBlock,
+		MaxRetries:             ic.MaxRetries,
+		RetryHooks:             anyHookRetries(cfg),
 		Logger:                 log,
 	})
 	p, err := proxy.New(cfg, proxy.Options{
@@ -117,4 +120,14 @@ func (a *App) Close() {
 	if err := a.Shutdown(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		a.log.Warn("shutdown", "err", err)
 	}
+}
+
+// anyHookRetries reports whether a hook sets on_block: retry itself.
+func anyHookRetries(cfg *config.Config) bool {
+	for _, h := range cfg.Hooks {
+		if h.OnBlock == "retry" {
+			return true
+		}
+	}
+	return false
 }
