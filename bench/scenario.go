@@ -65,7 +65,7 @@ func (sc *Scenario) check(loose bool, status int, body []byte) error {
 		want = http.StatusOK
 	}
 	if status != want {
-		return fmt.Errorf("status %d, want %d", status, want)
+		return fmt.Errorf("status %d, want %d: %.120s", status, want, body)
 	}
 	if !loose && !bytes.Equal(body, sc.Response.Body) {
 		return fmt.Errorf("body differs from the upstream's (%d bytes, want %d)", len(body), len(sc.Response.Body))

@@ -114,9 +114,12 @@ type Chunking struct {
 	Size int
 	// Seed seeds Random.
 	Seed uint64
-	// Interval is waited between two writes (not before the first), for a
-	// realistic chunk rate. Waits are rounded up to the OS timer's
-	// resolution, which is about 1 ms on some VMs.
+	// Interval paces the writes for a realistic chunk rate: write i is due
+	// Interval*i after the first. The schedule is absolute, so one late
+	// write does not delay the ones after it and timer jitter does not add
+	// up over a long stream.
+	// Waits are rounded up to the OS timer's resolution, which is about 1 ms
+	// on some VMs.
 	Interval time.Duration
 }
 

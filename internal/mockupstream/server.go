@@ -298,13 +298,15 @@ func (s *Server) next(req *Request) Response {
 var errCut = errors.New("mockupstream: body cut by script")
 
 // bodyReader hands fasthttp one piece per Read (or less, when the piece is
-// larger than fasthttp's buffer), waiting Interval between pieces.
+// larger than fasthttp's buffer), piece i being due Interval*i after the
+// first.
 type bodyReader struct {
 	rest     []byte
 	piece    int // bytes of the current piece not yet read
 	started  bool
 	k        *chunker
 	interval time.Duration
+	due      time.Time // when the next piece is due, with an interval
 	fault    Fault
 	closing  <-chan struct{}
 }
@@ -314,8 +316,17 @@ func (r *bodyReader) Read(p []byte) (int, error) {
 		if len(r.rest) == 0 {
 			return 0, r.end()
 		}
-		if r.started && r.interval > 0 && !sleep(r.interval, r.closing) {
-			return 0, errCut
+		if r.interval > 0 {
+			// Pieces are due on a fixed schedule from the first one, so that
+			// timer jitter does not add up over a long stream.
+			if r.started {
+				if d := time.Until(r.due); d > 0 && !sleep(d, r.closing) {
+					return 0, errCut
+				}
+				r.due = r.due.Add(r.interval)
+			} else {
+				r.due = time.Now().Add(r.interval)
+			}
 		}
 		r.started = true
 		r.piece = r.k.next(r.rest)
