@@ -18,6 +18,7 @@ type Config struct {
 	Store             Store        `yaml:"store"`
 	Audit             Audit        `yaml:"audit"`
 	Channels          []Channel    `yaml:"channels"`
+	Tenants           []Tenant     `yaml:"tenants"`
 
 	// Path is the file the configuration was read from ("" when built in
 	// code); BaseDir resolves relative paths inside it.
@@ -138,3 +139,53 @@ func (c *Config) Upstream(name string) *Upstream {
 
 // HasHooks reports whether any hook is configured.
 func (c *Config) HasHooks() bool { return len(c.Hooks) > 0 }
+
+// Tenant is one team on a shared hookgate: its virtual keys, its upstream
+// and credential, its read-only flag, its channels and its own hooks.
+type Tenant struct {
+	ID string `yaml:"id"`
+	// KeysEnv names an environment variable holding comma-separated
+	// virtual keys; KeyHashes are sha256 hex digests of keys. Keys are kept
+	// hashed in memory either way.
+	KeysEnv   string   `yaml:"keys_env"`
+	KeyHashes []string `yaml:"key_hashes"`
+	// Keys are virtual keys with attributes: the agent they identify and
+	// whether they bypass blocking hooks (for automated evaluations).
+	Keys []TenantKey `yaml:"keys"`
+	// Upstream names the upstream its requests go to (default: by route);
+	// APIKeyEnv overrides that upstream's credential for this tenant.
+	Upstream  string `yaml:"upstream"`
+	APIKeyEnv string `yaml:"api_key_env"`
+	ReadOnly  bool   `yaml:"read_only"`
+	// Channels are the names of channels this tenant's approvals and
+	// notifications go to, instead of the operator's.
+	Channels []string `yaml:"channels"`
+	// HooksFile is a YAML list of hook entries, untrusted: they may block,
+	// never rewrite, and may only use script and builtin handlers.
+	HooksFile string `yaml:"hooks_file"`
+
+	// Resolved at load time; never logged.
+	APIKey string   `yaml:"-"`
+	Hashes []string `yaml:"-"` // every key's sha256, from keys_env, key_hashes and keys
+}
+
+// TenantKey is one virtual key with its attributes.
+type TenantKey struct {
+	KeyEnv      string `yaml:"key_env"`
+	Hash        string `yaml:"hash"`
+	Agent       string `yaml:"agent"`
+	BypassHooks bool   `yaml:"bypass_hooks"`
+
+	// HashHex is the key's sha256, resolved at load time.
+	HashHex string `yaml:"-"`
+}
+
+// Tenant returns the tenant with the given id, or nil.
+func (c *Config) Tenant(id string) *Tenant {
+	for i := range c.Tenants {
+		if c.Tenants[i].ID == id {
+			return &c.Tenants[i]
+		}
+	}
+	return nil
+}

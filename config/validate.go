@@ -64,6 +64,7 @@ func validate(c *Config, root *yaml.Node, ps *problems, lookup func(string) (str
 		ps.add(lineOf(root, "interception", "on_block"), "interception.on_block", "want respond or retry, got %q", ic.OnBlock)
 	}
 	validateStore(c, root, ps, lookup)
+	validateTenants(c, root, ps, lookup)
 	switch c.Log.Level {
 	case "debug", "info", "warn", "error":
 	default:

@@ -138,11 +138,15 @@ func (c *Chat) identify(req *Request, view *providers.ChatRequest) *identity {
 	id := &identity{
 		session:  header(c.opts.SessionHeader),
 		parent:   header(c.opts.ParentHeader),
-		agent:    header(c.opts.AgentHeader),
+		agent:    req.Agent,
+		bypass:   req.Bypass,
 		user:     view.User,
 		provider: req.Provider,
 		model:    view.Model,
 		tenant:   req.Tenant,
+	}
+	if id.agent == "" {
+		id.agent = header(c.opts.AgentHeader)
 	}
 	if id.session == "" {
 		first := ""

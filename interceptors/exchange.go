@@ -11,6 +11,8 @@ type Request struct {
 	Upstream string // configured upstream name
 	Provider string // upstream's provider: openai | anthropic
 	Tenant   string // the tenant the request authenticated as ("" without tenants)
+	Agent    string // the agent bound to the virtual key ("" = from the agent header)
+	Bypass   bool   // an evaluation key: blocking hooks are skipped and audited as bypassed
 	// Header returns a request header's value ("" when absent). It is only
 	// valid during Begin.
 	Header func(name string) string

@@ -21,6 +21,7 @@ type identity struct {
 	provider string
 	model    string
 	metadata map[string]any
+	bypass   bool // an evaluation key: blocking hooks are skipped, audited as bypassed
 }
 
 // fingerprintSession names a session that carries no session header: a
@@ -65,6 +66,7 @@ func (id *identity) event(name hooks.EventName, parts ...string) *hooks.Event {
 		Provider:        id.provider,
 		Model:           id.model,
 		Metadata:        id.metadata,
+		Bypass:          id.bypass,
 	}
 }
 

@@ -21,18 +21,21 @@ import (
 var errClientGone = errors.New("client disconnected")
 
 // forward sends the request upstream and relays the response. Once a byte
-// of the response has gone to the client nothing is retried.
-func (s *Server) forward(ctx *fasthttp.RequestCtx, up *upstream, path string, body []byte, ex interceptors.Exchange, start time.Time) {
+// of the response has gone to the client nothing is retried. It reports
+// whether a stream writer now owns the rest of the exchange (and will
+// release the runtime when it ends).
+func (s *Server) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ex interceptors.Exchange) bool {
+	up := x.up
 	req := fasthttp.AcquireRequest()
 	resp := fasthttp.AcquireResponse()
-	up.prepare(req, &ctx.Request, body, ex != nil)
+	up.prepare(req, &ctx.Request, body, ex != nil, x.apiKey)
 	upStart := time.Now()
 	err := up.client.Do(req, resp)
 	fasthttp.ReleaseRequest(req)
 	if err != nil {
 		fasthttp.ReleaseResponse(resp)
 		s.writeUpstreamError(ctx, up, err)
-		return
+		return false
 	}
 	s.metrics.upstreamHeaders(up.name, time.Since(upStart))
 
@@ -46,8 +49,7 @@ func (s *Server) forward(ctx *fasthttp.RequestCtx, up *upstream, path string, bo
 	if ex == nil || !success {
 		// Passthrough: bytes as they came, flushed as they arrive, with the
 		// upstream's status and headers (Retry-After included).
-		s.relayRaw(ctx, resp, stream, isSSE)
-		return
+		return s.relayRaw(ctx, x, resp, stream, isSSE)
 	}
 
 	decoded, encoding, err := decodeBody(stream, resp.Header.ContentEncoding())
@@ -55,43 +57,45 @@ func (s *Server) forward(ctx *fasthttp.RequestCtx, up *upstream, path string, bo
 		closeStream(resp, err)
 		fasthttp.ReleaseResponse(resp)
 		writeError(ctx, fasthttp.StatusBadGateway, "upstream_error", "unsupported_encoding", err.Error())
-		return
+		return false
 	}
 	if encoding {
 		ctx.Response.Header.Del("Content-Encoding")
 	}
 
 	if isSSE {
-		s.relayIntercepted(ctx, up, resp, decoded, ex)
-		return
+		s.relayIntercepted(ctx, x, resp, decoded, ex)
+		return true
 	}
 
-	full, err := readCapped(decoded, int64(s.cfg.Limits.MaxResponseBytes))
+	full, err := readCapped(decoded, int64(x.rt.cfg.Limits.MaxResponseBytes))
 	closeStream(resp, err)
 	fasthttp.ReleaseResponse(resp)
 	if err != nil {
 		writeError(ctx, fasthttp.StatusBadGateway, "upstream_error", "upstream_read_failed", fmt.Sprintf("reading the upstream response: %v", err))
-		return
+		return false
 	}
 	out, err := ex.FinishPlain(ctx, full)
 	if err != nil {
 		s.writeInterceptError(ctx, err)
-		return
+		return false
 	}
 	ctx.SetBody(out)
-	s.metrics.overhead(time.Since(start) - time.Since(upStart))
+	s.metrics.overhead(time.Since(x.start) - time.Since(upStart))
+	return false
 }
 
 // relayRaw copies the upstream body to the client without reading it.
-func (s *Server) relayRaw(ctx *fasthttp.RequestCtx, resp *fasthttp.Response, stream io.Reader, isSSE bool) {
+func (s *Server) relayRaw(ctx *fasthttp.RequestCtx, x *exchange, resp *fasthttp.Response, stream io.Reader, isSSE bool) bool {
 	if !isSSE {
 		if cl := resp.Header.ContentLength(); cl >= 0 {
-			ctx.Response.SetBodyStream(&releasingReader{r: stream, resp: resp}, cl)
-			return
+			ctx.Response.SetBodyStream(&releasingReader{r: stream, resp: resp, rt: x.rt}, cl)
+			return true
 		}
 	}
 	s.metrics.streamStarted()
 	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
+		defer x.rt.leave()
 		defer s.metrics.streamEnded()
 		buf := getBuffer()
 		defer putBuffer(buf)
@@ -118,16 +122,18 @@ func (s *Server) relayRaw(ctx *fasthttp.RequestCtx, resp *fasthttp.Response, str
 		closeStream(resp, err)
 		fasthttp.ReleaseResponse(resp)
 	})
+	return true
 }
 
 // relayIntercepted hands a successful event stream to the interceptor.
 // The stream writer must not touch ctx, so everything it needs is captured
 // before SetBodyStreamWriter returns.
-func (s *Server) relayIntercepted(ctx *fasthttp.RequestCtx, up *upstream, resp *fasthttp.Response, body io.Reader, ex interceptors.Exchange) {
+func (s *Server) relayIntercepted(ctx *fasthttp.RequestCtx, x *exchange, resp *fasthttp.Response, body io.Reader, ex interceptors.Exchange) {
 	log := s.log
-	upName := up.name
+	upName := x.up.name
 	s.metrics.streamStarted()
 	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
+		defer x.rt.leave()
 		defer s.metrics.streamEnded()
 		rctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
@@ -206,6 +212,7 @@ func readCapped(r io.Reader, limit int64) ([]byte, error) {
 type releasingReader struct {
 	r    io.Reader
 	resp *fasthttp.Response
+	rt   *runtime
 	err  error
 }
 
@@ -222,6 +229,7 @@ func (rr *releasingReader) Close() error {
 		closeStream(rr.resp, rr.err)
 		fasthttp.ReleaseResponse(rr.resp)
 		rr.resp = nil
+		rr.rt.leave()
 	}
 	return nil
 }

@@ -15,7 +15,7 @@ import (
 // retry) a way to do so. The client's request line and headers are copied
 // now, while the handler may still touch the request; the copy outlives
 // the handler for the stream writer to use.
-func (s *Server) offerResend(ctx *fasthttp.RequestCtx, up *upstream, ex interceptors.Exchange) {
+func (s *Server) offerResend(ctx *fasthttp.RequestCtx, x *exchange, ex interceptors.Exchange) {
 	r, ok := ex.(interceptors.Resender)
 	if !ok || !r.WantsResend() {
 		return
@@ -24,17 +24,18 @@ func (s *Server) offerResend(ctx *fasthttp.RequestCtx, up *upstream, ex intercep
 	ctx.Request.Header.CopyTo(&in.Header)
 	ctx.Request.URI().CopyTo(in.URI())
 	r.SetResend(func(_ context.Context, body []byte) (io.ReadCloser, error) {
-		return s.resend(up, in, body)
+		return s.resend(x, in, body)
 	})
 }
 
 // resend is a new request to the upstream with the client's headers and a
 // body of hookgate's making. It is only ever used after a complete
 // response, never as a replay of a request whose response was cut.
-func (s *Server) resend(up *upstream, in *fasthttp.Request, body []byte) (io.ReadCloser, error) {
+func (s *Server) resend(x *exchange, in *fasthttp.Request, body []byte) (io.ReadCloser, error) {
+	up := x.up
 	req := fasthttp.AcquireRequest()
 	resp := fasthttp.AcquireResponse()
-	up.prepare(req, in, body, true)
+	up.prepare(req, in, body, true, x.apiKey)
 	err := up.client.Do(req, resp)
 	fasthttp.ReleaseRequest(req)
 	if err != nil {

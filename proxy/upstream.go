@@ -19,7 +19,7 @@ type upstream struct {
 	scheme   string
 	host     string // Host header value
 	basePath string // base_url's path, without a trailing slash
-	apiKey   string // swapped in for the client's credential when set
+	apiKey   string // swapped in for the client's credential when set (a tenant may override it)
 	client   *fasthttp.HostClient
 }
 
@@ -72,7 +72,7 @@ func newUpstream(u config.Upstream, t config.Timeouts) (*upstream, error) {
 // prepare turns the client's request into the upstream request: the same
 // method, path, query, body and end-to-end headers, aimed at base_url, with
 // the configured credential swapped in.
-func (u *upstream) prepare(out *fasthttp.Request, in *fasthttp.Request, body []byte, identity bool) {
+func (u *upstream) prepare(out *fasthttp.Request, in *fasthttp.Request, body []byte, identity bool, apiKey string) {
 	out.Header.DisableNormalizing()
 	copyRequestHeaders(&out.Header, &in.Header)
 	out.Header.SetMethodBytes(in.Header.Method())
@@ -83,13 +83,13 @@ func (u *upstream) prepare(out *fasthttp.Request, in *fasthttp.Request, body []b
 	uri.SetPath(u.basePath + string(in.URI().PathOriginal()))
 	uri.SetQueryStringBytes(in.URI().QueryString())
 	out.Header.SetHost(u.host)
-	if u.apiKey != "" {
+	if apiKey != "" {
 		switch u.provider {
 		case "anthropic":
-			out.Header.Set("x-api-key", u.apiKey)
+			out.Header.Set("x-api-key", apiKey)
 			out.Header.Del("Authorization")
 		default:
-			out.Header.Set("Authorization", "Bearer "+u.apiKey)
+			out.Header.Set("Authorization", "Bearer "+apiKey)
 			out.Header.Del("x-api-key")
 		}
 	}

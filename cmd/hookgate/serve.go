@@ -22,6 +22,7 @@ func runServe(args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	path := fs.String("config", "hookgate.yaml", "configuration file")
+	watch := fs.Duration("watch", time.Second, "how often to look for changes to the config and tenants' hooks files (0: only on SIGHUP)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -42,15 +43,36 @@ func runServe(args []string, stderr io.Writer) int {
 	}
 	log.Info("hookgate listening", "proxy", a.URL(), "admin", a.AdminURL(), "upstreams", len(cfg.Upstreams), "hooks", len(cfg.Hooks))
 
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	select {
-	case sig := <-sigs:
-		log.Info("shutting down", "signal", sig.String(), "grace", shutdownGrace)
-	case err := <-a.Errors():
-		log.Error("listener stopped", "err", err)
-		return 1
+	report := func(err error) {
+		if err != nil {
+			log.Error("configuration reload refused; the running configuration stays in force", "err", err)
+			return
+		}
+		log.Info("configuration reloaded", "config", *path)
 	}
+	watchCtx, stopWatch := context.WithCancel(context.Background())
+	defer stopWatch()
+	if *watch > 0 {
+		go a.Watch(watchCtx, *path, *watch, report)
+	}
+
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	for {
+		select {
+		case sig := <-sigs:
+			if sig == syscall.SIGHUP {
+				report(a.ReloadFile(*path))
+				continue
+			}
+			log.Info("shutting down", "signal", sig.String(), "grace", shutdownGrace)
+		case err := <-a.Errors():
+			log.Error("listener stopped", "err", err)
+			return 1
+		}
+		break
+	}
+	stopWatch()
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := a.Shutdown(ctx); err != nil {

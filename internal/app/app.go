@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -26,7 +27,11 @@ type App struct {
 	Config   *config.Config
 	Registry *prometheus.Registry
 
-	engine    *hooks.Engine
+	recorder  hooks.Recorder
+	memory    interceptors.Memory
+	metrics   *proxy.Metrics
+	current   atomic.Pointer[policy]
+	reloads   *prometheus.CounterVec
 	proxy     *proxy.Server
 	admin     *proxy.Admin
 	proxyLn   net.Listener
@@ -42,40 +47,57 @@ func Build(cfg *config.Config, log *slog.Logger) (*App, error) {
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	engine, err := buildEngine(cfg, log, newHookMetrics(reg, nil))
+	a := &App{
+		Config:    cfg,
+		Registry:  reg,
+		recorder:  newHookMetrics(reg, nil),
+		memory:    interceptors.NewLocalMemory(cfg.Interception.SessionTTL.D()),
+		metrics:   proxy.NewMetrics(reg),
+		admin:     proxy.NewAdmin(reg),
+		log:       log,
+		serveErrs: make(chan error, 2),
+	}
+	a.reloads = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "hookgate_config_reloads_total", Help: "Configuration reloads, applied or refused.",
+	}, []string{"result"})
+	reg.MustRegister(a.reloads)
+	pol, err := compilePolicy(cfg, log, a.recorder, a.memory)
 	if err != nil {
 		return nil, err
 	}
-	ic := cfg.Interception
-	chat := interceptors.NewChat(interceptors.ChatOptions{
-		Engine:                 engine,
-		Memory:                 interceptors.NewLocalMemory(ic.SessionTTL.D()),
-		MaxEventBytes:          int(cfg.Limits.MaxEventBytes),
-		MaxStreamBytes:         int64(cfg.Limits.MaxStreamBytes),
-		SessionHeader:          ic.SessionHeader,
-		ParentHeader:           ic.ParentSessionHeader,
-		AgentHeader:            ic.AgentHeader,
-		MetadataHeaders:        ic.MetadataHeaders,
-		BlockTemplate:          ic.BlockTemplate,
-		ContextAfterSystem:     ic.ContextPosition == "append",
-		Heartbeat:              cfg.Timeouts.Heartbeat.D(),
-		PreResponseOnToolCalls: ic.PreResponseOnTools,
-		OnBlock:                ic.OnBlock,
-		MaxRetries:             ic.MaxRetries,
-		RetryHooks:             anyHookRetries(cfg),
-		Logger:                 log,
-	})
-	p, err := proxy.New(cfg, proxy.Options{
-		Interceptors: map[string]interceptors.Interceptor{"/v1/chat/completions": chat},
-		Logger:       log,
-		Metrics:      proxy.NewMetrics(reg),
-	})
-	if err != nil {
-		engine.Close()
+	if a.proxy, err = proxy.New(cfg, pol.proxyOptions(log, a.metrics)); err != nil {
+		pol.engine.Close()
 		return nil, err
 	}
-	return &App{Config: cfg, Registry: reg, engine: engine, proxy: p, admin: proxy.NewAdmin(reg), log: log, serveErrs: make(chan error, 2)}, nil
+	a.current.Store(pol)
+	return a, nil
 }
+
+// Reload replaces the configuration of a running hookgate: the new one is
+// built completely (hooks compiled, files read) before it replaces the old
+// one in one atomic swap; a bad one is refused with its errors while the
+// old one keeps serving. Requests in flight finish on the configuration
+// they started with. Listen addresses and limits.max_request_bytes only
+// change with a restart.
+func (a *App) Reload(cfg *config.Config) error {
+	pol, err := compilePolicy(cfg, a.log, a.recorder, a.memory)
+	if err != nil {
+		a.reloads.WithLabelValues("refused").Inc()
+		return err
+	}
+	if err := a.proxy.Reload(cfg, pol.proxyOptions(a.log, a.metrics)); err != nil {
+		pol.engine.Close()
+		a.reloads.WithLabelValues("refused").Inc()
+		return err
+	}
+	a.current.Store(pol)
+	a.reloads.WithLabelValues("applied").Inc()
+	return nil
+}
+
+// CurrentConfig is the configuration being served now (Config is the one
+// hookgate started with, whose listen addresses stay in force).
+func (a *App) CurrentConfig() *config.Config { return a.current.Load().cfg }
 
 // Start listens on the configured addresses (port 0 picks a free one) and
 // serves in the background.
@@ -109,7 +131,9 @@ func (a *App) Shutdown(ctx context.Context) error {
 	if aerr := a.admin.Shutdown(); aerr != nil && err == nil {
 		err = aerr
 	}
-	a.engine.Close()
+	if pol := a.current.Load(); pol != nil {
+		pol.engine.Close()
+	}
 	return err
 }
 
@@ -120,14 +144,4 @@ func (a *App) Close() {
 	if err := a.Shutdown(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		a.log.Warn("shutdown", "err", err)
 	}
-}
-
-// anyHookRetries reports whether a hook sets on_block: retry itself.
-func anyHookRetries(cfg *config.Config) bool {
-	for _, h := range cfg.Hooks {
-		if h.OnBlock == "retry" {
-			return true
-		}
-	}
-	return false
 }

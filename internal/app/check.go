@@ -5,39 +5,64 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sort"
 	"strings"
 
 	"github.com/hookgate/hookgate/config"
 	"github.com/hookgate/hookgate/hooks"
+	"github.com/hookgate/hookgate/interceptors"
 )
 
 // Check builds everything a configuration describes without serving it,
-// so that `hookgate validate` reports what `hookgate serve` would refuse.
-// Hook problems are listed one per line with their place in the file.
+// so that `hookgate validate` reports what `hookgate serve` would refuse,
+// tenants' hooks files included. Problems are listed one per line with
+// their place.
 func Check(cfg *config.Config) error {
-	engine, err := buildEngine(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	pol, err := compilePolicy(cfg, quiet, nil, interceptors.NewLocalMemory(0))
+	var lines []string
 	if err != nil {
 		var ces hooks.ConfigErrors
 		if !errors.As(err, &ces) {
 			return err
 		}
-		name := cfg.Path
-		if name == "" {
-			name = "config"
+		for _, ce := range ces {
+			lines = append(lines, hookProblem(cfg, ce))
 		}
-		lines := make([]string, len(ces))
-		for i, ce := range ces {
-			file := name
-			if ce.Origin != "" {
-				file = ce.Origin
-			}
-			id := ""
-			if ce.ID != "" {
-				id = " " + ce.ID
-			}
-			lines[i] = fmt.Sprintf("%s:%d: hooks[%d]%s: %v", file, ce.Line, ce.Index, id, ce.Err)
+	} else {
+		defer pol.engine.Close()
+		ids := make([]string, 0, len(pol.tenantErrors))
+		for id := range pol.tenantErrors {
+			ids = append(ids, id)
 		}
-		return fmt.Errorf("invalid configuration (%d problem(s)):\n  %s", len(ces), strings.Join(lines, "\n  "))
+		sort.Strings(ids)
+		for _, id := range ids {
+			var ce *hooks.ConfigError
+			if errors.As(pol.tenantErrors[id], &ce) {
+				lines = append(lines, hookProblem(cfg, ce))
+				continue
+			}
+			lines = append(lines, pol.tenantErrors[id].Error())
+		}
 	}
-	return engine.Close()
+	if len(lines) == 0 {
+		return nil
+	}
+	return fmt.Errorf("invalid configuration (%d problem(s)):\n  %s", len(lines), strings.Join(lines, "\n  "))
+}
+
+// hookProblem renders a hook entry's problem as file:line: hooks[i] id: msg.
+func hookProblem(cfg *config.Config, ce *hooks.ConfigError) string {
+	file := cfg.Path
+	if ce.Origin != "" {
+		file = ce.Origin
+	}
+	if file == "" {
+		file = "config"
+	}
+	id := ""
+	if ce.ID != "" {
+		id = " " + ce.ID
+	}
+	return fmt.Sprintf("%s:%d: hooks[%d]%s: %v", file, ce.Line, ce.Index, id, ce.Err)
 }

@@ -1,0 +1,135 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/hookgate/hookgate/config"
+	"github.com/hookgate/hookgate/hooks"
+	"github.com/hookgate/hookgate/interceptors"
+	"github.com/hookgate/hookgate/proxy"
+)
+
+// policy is a configuration compiled: the hook engine with the operator's
+// and the tenants' hooks, the interceptors that use it, and the tenants
+// whose hooks could not be loaded (their requests get a 503, never fewer
+// hooks than they declared).
+type policy struct {
+	cfg          *config.Config
+	engine       *hooks.Engine
+	chat         *interceptors.Chat
+	tenantErrors map[string]error
+	active       bool
+}
+
+// compilePolicy builds the policy of cfg. An error in the operator's own
+// hooks fails it; an error in a tenant's hooks file only sets that tenant
+// aside.
+func compilePolicy(cfg *config.Config, log *slog.Logger, rec hooks.Recorder, memory interceptors.Memory) (*policy, error) {
+	p := &policy{cfg: cfg, tenantErrors: map[string]error{}}
+	tenantSpecs := map[string][]hooks.Spec{}
+	for i := range cfg.Tenants {
+		t := &cfg.Tenants[i]
+		specs, err := config.LoadTenantHooks(t, cfg.BaseDir)
+		if err != nil {
+			p.tenantErrors[t.ID] = err
+			continue
+		}
+		tenantSpecs[t.ID] = specs
+	}
+	for {
+		all := append([]hooks.Spec(nil), cfg.Hooks...)
+		for _, t := range cfg.Tenants {
+			all = append(all, tenantSpecs[t.ID]...)
+		}
+		engine, err := buildEngine(cfg, all, log, rec)
+		if err == nil {
+			p.engine = engine
+			p.active = len(all) > 0
+			break
+		}
+		var ces hooks.ConfigErrors
+		if !errors.As(err, &ces) {
+			return nil, err
+		}
+		progress := false
+		for _, ce := range ces {
+			owner := tenantOf(cfg, ce.Origin)
+			if owner == "" {
+				return nil, err
+			}
+			if _, set := p.tenantErrors[owner]; !set {
+				p.tenantErrors[owner] = fmt.Errorf("tenant %s: %w", owner, ce)
+				delete(tenantSpecs, owner)
+				progress = true
+			}
+		}
+		if !progress {
+			return nil, err
+		}
+	}
+	for id, err := range p.tenantErrors {
+		log.Error("tenant policy refused; its requests get 503 until it is fixed", "tenant", id, "err", err)
+	}
+	p.chat = interceptors.NewChat(chatOptions(cfg, p.engine, memory, log))
+	return p, nil
+}
+
+// tenantOf names the tenant whose hooks file is origin ("" for the
+// operator's config).
+func tenantOf(cfg *config.Config, origin string) string {
+	if origin == "" {
+		return ""
+	}
+	for _, t := range cfg.Tenants {
+		if t.HooksFile == origin {
+			return t.ID
+		}
+	}
+	return ""
+}
+
+// proxyOptions are the proxy's view of the policy.
+func (p *policy) proxyOptions(log *slog.Logger, metrics *proxy.Metrics) proxy.Options {
+	return proxy.Options{
+		Interceptors: map[string]interceptors.Interceptor{"/v1/chat/completions": p.chat},
+		HooksActive:  p.active,
+		TenantErrors: p.tenantErrors,
+		Release:      func() { p.engine.Close() },
+		Logger:       log,
+		Metrics:      metrics,
+	}
+}
+
+func chatOptions(cfg *config.Config, engine *hooks.Engine, memory interceptors.Memory, log *slog.Logger) interceptors.ChatOptions {
+	ic := cfg.Interception
+	return interceptors.ChatOptions{
+		Engine:                 engine,
+		Memory:                 memory,
+		MaxEventBytes:          int(cfg.Limits.MaxEventBytes),
+		MaxStreamBytes:         int64(cfg.Limits.MaxStreamBytes),
+		SessionHeader:          ic.SessionHeader,
+		ParentHeader:           ic.ParentSessionHeader,
+		AgentHeader:            ic.AgentHeader,
+		MetadataHeaders:        ic.MetadataHeaders,
+		BlockTemplate:          ic.BlockTemplate,
+		ContextAfterSystem:     ic.ContextPosition == "append",
+		Heartbeat:              cfg.Timeouts.Heartbeat.D(),
+		PreResponseOnToolCalls: ic.PreResponseOnTools,
+		OnBlock:                ic.OnBlock,
+		MaxRetries:             ic.MaxRetries,
+		RetryHooks:             anyHookRetries(cfg),
+		Logger:                 log,
+	}
+}
+
+// anyHookRetries reports whether a hook sets on_block: retry itself.
+func anyHookRetries(cfg *config.Config) bool {
+	for _, h := range cfg.Hooks {
+		if h.OnBlock == "retry" {
+			return true
+		}
+	}
+	return false
+}

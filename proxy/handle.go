@@ -1,0 +1,129 @@
+package proxy
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/hookgate/hookgate/interceptors"
+)
+
+// exchange is one request on its way through the proxy.
+type exchange struct {
+	rt     *runtime
+	up     *upstream
+	path   string
+	apiKey string // the credential sent upstream ("" passes the client's)
+	who    principal
+	start  time.Time
+}
+
+func (s *Server) handle(ctx *fasthttp.RequestCtx) {
+	rt := s.rt.Load()
+	rt.enter()
+	streaming := false
+	defer func() {
+		if !streaming {
+			rt.leave()
+		}
+	}()
+	x := &exchange{rt: rt, path: routePath(ctx.Path()), start: time.Now()}
+	defer func() {
+		name := ""
+		if x.up != nil {
+			name = x.up.name
+		}
+		s.metrics.request(name, x.path, ctx.Response.StatusCode())
+	}()
+
+	if rt.tenants != nil {
+		who, ok := rt.tenants.authenticate(&ctx.Request.Header)
+		if !ok {
+			writeError(ctx, fasthttp.StatusUnauthorized, "invalid_request_error", "invalid_api_key",
+				"hookgate does not know this API key: use the virtual key your operator issued")
+			return
+		}
+		if err := rt.tenantErrors[who.tenant.ID]; err != nil {
+			writeError(ctx, fasthttp.StatusServiceUnavailable, "server_error", "tenant_policy_unavailable",
+				fmt.Sprintf("the policy of tenant %s could not be loaded, so its requests are refused until it is fixed", who.tenant.ID))
+			return
+		}
+		stripCredentials(&ctx.Request.Header)
+		x.who = who
+	}
+	up, err := rt.pickUpstream(ctx, x.path, x.who)
+	if err != nil {
+		writeError(ctx, fasthttp.StatusBadRequest, "invalid_request_error", "unknown_upstream", err.Error())
+		return
+	}
+	ctx.Request.Header.Del(UpstreamHeader)
+	x.up, x.apiKey = up, up.apiKey
+	if x.who.tenant != nil && x.who.tenant.APIKey != "" {
+		x.apiKey = x.who.tenant.APIKey
+	}
+
+	kind := rt.router.classify(string(ctx.Method()), x.path)
+	if kind == routeRefused {
+		writeError(ctx, fasthttp.StatusForbidden, "invalid_request_error", "route_not_guarded",
+			fmt.Sprintf("hookgate cannot read %s yet, and hooks are configured, so it refuses the route rather than let it escape policy; an operator can list it under passthrough_routes to forward it unguarded", x.path))
+		return
+	}
+
+	body := ctx.Request.Body()
+	var ex interceptors.Exchange
+	if kind == routeIntercepted {
+		req := &interceptors.Request{
+			Route:    x.path,
+			Upstream: up.name,
+			Provider: up.provider,
+			Header:   func(name string) string { return string(ctx.Request.Header.Peek(name)) },
+			Body:     body,
+			Agent:    x.who.agent,
+			Bypass:   x.who.bypass,
+		}
+		if x.who.tenant != nil {
+			req.Tenant = x.who.tenant.ID
+		}
+		ex, err = rt.interceptors[x.path].Begin(ctx, req)
+		if err != nil {
+			s.writeInterceptError(ctx, err)
+			return
+		}
+		if r := ex.Reply(); r != nil {
+			ctx.SetStatusCode(r.Status)
+			ctx.SetContentType(r.ContentType)
+			ctx.SetBody(r.Body)
+			return
+		}
+		body = ex.Body()
+		s.offerResend(ctx, x, ex)
+	}
+	streaming = s.forward(ctx, x, body, ex)
+}
+
+// pickUpstream chooses the upstream for a request: the tenant's, else the
+// one named in X-Hookgate-Upstream, else the first of the provider the
+// route speaks.
+func (rt *runtime) pickUpstream(ctx *fasthttp.RequestCtx, path string, who principal) (*upstream, error) {
+	if who.tenant != nil && who.tenant.Upstream != "" {
+		return rt.byName[who.tenant.Upstream], nil
+	}
+	if name := ctx.Request.Header.Peek(UpstreamHeader); len(name) > 0 {
+		u, ok := rt.byName[string(name)]
+		if !ok {
+			return nil, fmt.Errorf("unknown upstream %q in %s", name, UpstreamHeader)
+		}
+		return u, nil
+	}
+	want := "openai"
+	if path == "/v1/messages" || len(ctx.Request.Header.Peek("anthropic-version")) > 0 {
+		want = "anthropic"
+	}
+	for _, u := range rt.upstreams {
+		if u.provider == want {
+			return u, nil
+		}
+	}
+	return rt.upstreams[0], nil
+}

@@ -1,0 +1,90 @@
+package proxy
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hookgate/hookgate/config"
+	"github.com/hookgate/hookgate/interceptors"
+)
+
+// runtime is everything a request is served with that a reload replaces:
+// upstreams, routes, interceptors (and the hook engine behind them), and
+// tenants. A request takes the runtime current when it arrives and keeps it
+// until its response, stream included, has ended; a retired runtime is
+// released once the last such request has left.
+type runtime struct {
+	cfg          *config.Config
+	upstreams    []*upstream
+	byName       map[string]*upstream
+	router       router
+	interceptors map[string]interceptors.Interceptor
+	tenants      *tenantKeys
+	tenantErrors map[string]error
+
+	inflight atomic.Int64
+	retired  atomic.Bool
+	release  func()
+	once     sync.Once
+}
+
+func newRuntime(cfg *config.Config, opts Options) (*runtime, error) {
+	rt := &runtime{
+		cfg:          cfg,
+		byName:       map[string]*upstream{},
+		interceptors: opts.Interceptors,
+		tenantErrors: opts.TenantErrors,
+		release:      opts.Release,
+	}
+	for _, uc := range cfg.Upstreams {
+		u, err := newUpstream(uc, cfg.Timeouts)
+		if err != nil {
+			return nil, err
+		}
+		rt.upstreams = append(rt.upstreams, u)
+		rt.byName[u.name] = u
+	}
+	if len(rt.upstreams) == 0 {
+		return nil, errors.New("proxy: no upstream configured")
+	}
+	rt.router = router{intercepted: map[string]bool{}, passthrough: cfg.PassthroughRoutes, hooksActive: opts.HooksActive}
+	for route := range rt.interceptors {
+		rt.router.intercepted[route] = true
+	}
+	if len(cfg.Tenants) > 0 {
+		rt.tenants = newTenantKeys(cfg.Tenants)
+	}
+	return rt, nil
+}
+
+// enter marks a request served by this runtime.
+func (rt *runtime) enter() { rt.inflight.Add(1) }
+
+// leave marks a request done; the last one out of a retired runtime
+// releases it.
+func (rt *runtime) leave() {
+	if rt.inflight.Add(-1) == 0 && rt.retired.Load() {
+		rt.free()
+	}
+}
+
+// retire marks the runtime replaced; it is released now if idle, or when
+// its last request leaves.
+func (rt *runtime) retire() {
+	rt.retired.Store(true)
+	if rt.inflight.Load() == 0 {
+		rt.free()
+	}
+}
+
+func (rt *runtime) free() {
+	rt.once.Do(func() {
+		for _, u := range rt.upstreams {
+			u.client.CloseIdleConnections()
+		}
+		if rt.release != nil {
+			rt.release()
+		}
+	})
+}
