@@ -66,7 +66,7 @@ func Build(cfg *config.Config, log *slog.Logger) (*App, error) {
 		return nil, err
 	}
 	if a.proxy, err = proxy.New(cfg, pol.proxyOptions(log, a.metrics)); err != nil {
-		pol.engine.Close()
+		pol.release()
 		return nil, err
 	}
 	a.current.Store(pol)
@@ -86,7 +86,7 @@ func (a *App) Reload(cfg *config.Config) error {
 		return err
 	}
 	if err := a.proxy.Reload(cfg, pol.proxyOptions(a.log, a.metrics)); err != nil {
-		pol.engine.Close()
+		pol.release()
 		a.reloads.WithLabelValues("refused").Inc()
 		return err
 	}
@@ -132,7 +132,7 @@ func (a *App) Shutdown(ctx context.Context) error {
 		err = aerr
 	}
 	if pol := a.current.Load(); pol != nil {
-		pol.engine.Close()
+		pol.release()
 	}
 	return err
 }

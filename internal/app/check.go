@@ -30,7 +30,7 @@ func Check(cfg *config.Config) error {
 			lines = append(lines, hookProblem(cfg, ce))
 		}
 	} else {
-		defer pol.engine.Close()
+		defer pol.release()
 		ids := make([]string, 0, len(pol.tenantErrors))
 		for id := range pol.tenantErrors {
 			ids = append(ids, id)

@@ -1,10 +1,12 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 
+	"github.com/hookgate/hookgate/channels"
 	"github.com/hookgate/hookgate/config"
 	"github.com/hookgate/hookgate/hooks"
 	"github.com/hookgate/hookgate/interceptors"
@@ -17,6 +19,7 @@ import (
 // hooks than they declared).
 type policy struct {
 	cfg          *config.Config
+	channels     map[string]channels.Channel
 	engine       *hooks.Engine
 	chat         *interceptors.Chat
 	tenantErrors map[string]error
@@ -27,7 +30,11 @@ type policy struct {
 // hooks fails it; an error in a tenant's hooks file only sets that tenant
 // aside.
 func compilePolicy(cfg *config.Config, log *slog.Logger, rec hooks.Recorder, memory interceptors.Memory) (*policy, error) {
-	p := &policy{cfg: cfg, tenantErrors: map[string]error{}}
+	chans, err := channels.New(cfg.Channels)
+	if err != nil {
+		return nil, err
+	}
+	p := &policy{cfg: cfg, channels: chans, tenantErrors: map[string]error{}}
 	tenantSpecs := map[string][]hooks.Spec{}
 	for i := range cfg.Tenants {
 		t := &cfg.Tenants[i]
@@ -51,12 +58,14 @@ func compilePolicy(cfg *config.Config, log *slog.Logger, rec hooks.Recorder, mem
 		}
 		var ces hooks.ConfigErrors
 		if !errors.As(err, &ces) {
+			p.closeChannels()
 			return nil, err
 		}
 		progress := false
 		for _, ce := range ces {
 			owner := tenantOf(cfg, ce.Origin)
 			if owner == "" {
+				p.closeChannels()
 				return nil, err
 			}
 			if _, set := p.tenantErrors[owner]; !set {
@@ -66,14 +75,44 @@ func compilePolicy(cfg *config.Config, log *slog.Logger, rec hooks.Recorder, mem
 			}
 		}
 		if !progress {
+			p.closeChannels()
 			return nil, err
 		}
 	}
 	for id, err := range p.tenantErrors {
 		log.Error("tenant policy refused; its requests get 503 until it is fixed", "tenant", id, "err", err)
 	}
-	p.chat = interceptors.NewChat(chatOptions(cfg, p.engine, memory, log))
+	opts := chatOptions(cfg, p.engine, memory, log)
+	opts.Send = p.send
+	p.chat = interceptors.NewChat(opts)
 	return p, nil
+}
+
+// send hands a pre_response text in send mode to a channel: the tenant's
+// first channel, else the operator's first. Without a channel the text is
+// logged by the interceptor.
+func (p *policy) send(ctx context.Context, hookID, sessionID, text string) error {
+	name := ""
+	if len(p.cfg.Channels) > 0 {
+		name = p.cfg.Channels[0].Name
+	}
+	ch, ok := p.channels[name]
+	if !ok {
+		return fmt.Errorf("pre_response hook %s: no channel configured for mode send", hookID)
+	}
+	return ch.SendMessage(ctx, text)
+}
+
+// release frees what a retired policy holds.
+func (p *policy) release() {
+	p.engine.Close()
+	p.closeChannels()
+}
+
+func (p *policy) closeChannels() {
+	for _, ch := range p.channels {
+		ch.Close()
+	}
 }
 
 // tenantOf names the tenant whose hooks file is origin ("" for the
@@ -96,7 +135,7 @@ func (p *policy) proxyOptions(log *slog.Logger, metrics *proxy.Metrics) proxy.Op
 		Interceptors: map[string]interceptors.Interceptor{"/v1/chat/completions": p.chat},
 		HooksActive:  p.active,
 		TenantErrors: p.tenantErrors,
-		Release:      func() { p.engine.Close() },
+		Release:      p.release,
 		Logger:       log,
 		Metrics:      metrics,
 	}
