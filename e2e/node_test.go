@@ -168,12 +168,6 @@ func runNode(t *testing.T, s *stack, file string, cases []nodeCase) {
 	t.Logf("node --test %s: %d cases in %s\n%s", file, len(cases), time.Since(start).Round(time.Millisecond), out.String())
 }
 
-// finishLost is a hookgate bug the Node suite found: when the chunk that
-// carries finish_reason (and often usage) also carries tool calls, and the
-// last of those calls to go out is blocked, the finish_reason and the usage
-// never reach the agent. Rewritten and allowed calls keep them.
-const finishLost = "hookgate bug: finish_reason and usage are lost when they share a chunk with a blocked call"
-
 // recording is what a recorded response carries, as the agent should see it
 // when no hook changes it.
 type recording struct {
@@ -275,9 +269,6 @@ func TestNodeRecordedToolCalls(t *testing.T) {
 			for _, call := range r.calls {
 				c.Expect.ContentIncludes = append(c.Expect.ContentIncludes, fmt.Sprintf("[hookgate] tool call %s blocked by block-all: no tools today", call.Name))
 			}
-			if r.finishWithCalls && c.Readers[0] != "plain" {
-				c.Todo = finishLost
-			}
 		}},
 		{"rewrite", rewriteEveryTool, func(c *nodeCase, r recording) {
 			// hookgate re-encodes every call, so a reader that cannot
@@ -365,7 +356,7 @@ data: [DONE]
 		Usage:           json.RawMessage(`{"prompt_tokens":9,"completion_tokens":8,"total_tokens":17}`),
 	}
 	runNode(t, s, "openai-chat.test.mjs", []nodeCase{
-		{Name: "stream, one chunk with the finish, blocked call last", SDK: "openai", Readers: streamed, Expect: oneChunkExpect, Todo: finishLost,
+		{Name: "stream, one chunk with the finish, blocked call last", SDK: "openai", Readers: streamed, Expect: oneChunkExpect,
 			Response: mockupstream.Stream(oneChunk, mockupstream.Chunking{Mode: mockupstream.PerEvent})},
 		{Name: "stream, per event", SDK: "openai", Readers: streamed, Expect: inStream,
 			Response: mockupstream.Stream(mixedBatch.SSE(), mockupstream.Chunking{Mode: mockupstream.PerEvent})},

@@ -142,7 +142,8 @@ func TestRecordedToolCallsUnderABlockingHook(t *testing.T) {
 		t.Run(f.Rel, func(t *testing.T) {
 			for name, read := range map[string]func(*testing.T, string) assembled{"go-openai": goOpenAIStream, "openai-go": openaiGoStream} {
 				s.mock.Enqueue(mockupstream.Stream(body, mockupstream.Chunking{Mode: mockupstream.PerEvent}))
-				if direct := read(t, s.mock.URL()); len(direct.ToolCalls) == 0 {
+				direct := read(t, s.mock.URL())
+				if len(direct.ToolCalls) == 0 {
 					t.Logf("%s cannot read this recording's tool calls even directly; skipped for it", name)
 					continue
 				}
@@ -164,6 +165,9 @@ func TestRecordedToolCallsUnderABlockingHook(t *testing.T) {
 					if fr == "tool_calls" {
 						t.Errorf("finish_reason stayed tool_calls with every call blocked: %v", got.Finish)
 					}
+				}
+				if len(direct.Finish) > 0 && len(got.Finish) == 0 {
+					t.Errorf("%s: read directly the recording finishes, but through hookgate the client got no finish_reason", name)
 				}
 			}
 		})

@@ -575,9 +575,11 @@ func (s *chatStream) emitCall(c *heldCall) (bool, error) {
 		if s.x.retryPossible() {
 			// Shown at the finish, unless the model is asked again instead.
 			cs.notes = append(cs.notes, note)
-			return true, nil
+		} else if err := s.writeNote(cs, c.template, note); err != nil {
+			return false, err
 		}
-		return true, s.writeNote(cs, c.template, note)
+		s.queueCarriedFinish(c)
+		return true, nil
 	}
 	if c.raw == 0 {
 		decided, raw := s.decideRaw(c)
@@ -612,15 +614,19 @@ func (s *chatStream) emitCall(c *heldCall) (bool, error) {
 	if err := s.write(providers.FrameSSEData(chunk)); err != nil {
 		return false, err
 	}
-	// A finish carried by this call's events goes out once the last call
-	// sharing them is out.
+	s.queueCarriedFinish(c)
+	return true, nil
+}
+
+// queueCarriedFinish puts a finish that c's events carried (with its usage)
+// ahead of the queue, once the last call sharing those events is out.
+func (s *chatStream) queueCarriedFinish(c *heldCall) {
 	for _, f := range c.frames {
 		if len(f.finish) > 0 && allEmitted(f.calls) && !f.emitted {
 			f.emitted = true
 			s.queue = append([]*queuedFrame{{data: f.data, finish: f.finish}}, s.queue...)
 		}
 	}
-	return true, nil
 }
 
 // writeNote shows the agent a note in the answer's text.
