@@ -17,6 +17,7 @@ func (r *Report) WriteSVG(w io.Writer) error {
 		target int
 		p99    bool
 		v      float64
+		n      int
 	}
 	type group struct {
 		label1, label2 string
@@ -37,8 +38,11 @@ func (r *Report) WriteSVG(w io.Writer) error {
 			if a == nil {
 				continue
 			}
-			g.bars = append(g.bars, bar{ti, false, a.P50}, bar{ti, true, a.P99})
-			lo, hi = math.Min(lo, math.Min(a.P50, a.P99)), math.Max(hi, math.Max(a.P50, a.P99))
+			g.bars = append(g.bars, bar{ti, false, a.P50, a.Pairs}, bar{ti, true, a.P99, a.Pairs})
+			lo, hi = math.Min(lo, a.P50), math.Max(hi, a.P50)
+			if a.Pairs >= minP99Samples {
+				lo, hi = math.Min(lo, a.P99), math.Max(hi, a.P99)
+			}
 		}
 		groups = append(groups, g)
 	}
@@ -80,6 +84,10 @@ func (r *Report) WriteSVG(w io.Writer) error {
 		x0 += (groupW - groupGap - barsW) / 2 // centre the bars in the group
 		for bi, b := range g.bars {
 			x := x0 + float64(bi)*(barW+barGap)
+			if b.p99 && b.n < minP99Samples {
+				fmt.Fprintf(bw, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="9" fill="#888">n=%d</text>`+"\n", x+barW/2, y(0)-3, b.n)
+				continue
+			}
 			y0, y1 := y(math.Max(b.v, 0)), y(math.Min(b.v, 0))
 			opacity := "1"
 			if b.p99 {
@@ -98,9 +106,15 @@ func (r *Report) WriteSVG(w io.Writer) error {
 		fmt.Fprintf(bw, `<text x="%.1f" y="%.0f" text-anchor="middle">%s</text>`+"\n", cx, head+plotH+18, html.EscapeString(g.label1))
 		fmt.Fprintf(bw, `<text x="%.1f" y="%.0f" text-anchor="middle" fill="#555" font-size="9">%s</text>`+"\n", cx, head+plotH+32, html.EscapeString(g.label2))
 	}
+	fmt.Fprintf(bw, `<text x="%.0f" y="%.0f" fill="#555" font-size="10">p99 is not drawn where fewer than %d requests were paired (shown as n=…): it would be one outlier.</text>`+"\n",
+		left, height-12, minP99Samples)
 	fmt.Fprintln(bw, `</svg>`)
 	return bw.Flush()
 }
+
+// minP99Samples is the fewest paired requests for which the chart draws a
+// p99 difference; below it the 99th percentile is the maximum or next to it.
+const minP99Samples = 100
 
 // niceScale returns an axis top of 1, 2 or 5 times a power of ten at or
 // above hi, and a tick step that gives five ticks.
