@@ -19,6 +19,7 @@ type Config struct {
 	Audit             Audit        `yaml:"audit"`
 	Channels          []Channel    `yaml:"channels"`
 	Tenants           []Tenant     `yaml:"tenants"`
+	Metrics           Metrics      `yaml:"metrics"`
 
 	// Path is the file the configuration was read from ("" when built in
 	// code); BaseDir resolves relative paths inside it.
@@ -188,4 +189,13 @@ func (c *Config) Tenant(id string) *Tenant {
 		}
 	}
 	return nil
+}
+
+// Metrics tunes hookgate's Prometheus series.
+type Metrics struct {
+	// ToolLabels are tool names that get their own label value in
+	// hookgate_tool_calls_total (besides those named literally in hook
+	// matchers); every other tool is counted as "other", so a model cannot
+	// grow the series without bound.
+	ToolLabels []string `yaml:"tool_labels"`
 }

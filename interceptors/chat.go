@@ -53,8 +53,20 @@ type ChatOptions struct {
 	// Send hands a pre_response text in send mode to a channel. Nil logs
 	// it.
 	Send func(ctx context.Context, hookID, sessionID, text string) error
+	// Metrics counts judged tool calls and held ones. Nil counts nothing.
+	Metrics Metrics
 	// Logger receives warnings. Nil means slog.Default().
 	Logger *slog.Logger
+}
+
+// Metrics is what the interceptor reports for Prometheus. Implementations
+// must be quick and must bound their label values (tool names come from
+// the model).
+type Metrics interface {
+	// ToolCall counts a judged tool call and what was decided.
+	ToolCall(tool string, decision string)
+	// Held moves the number of tool calls being held by delta.
+	Held(delta int)
 }
 
 // Chat reads OpenAI chat-completions traffic (/v1/chat/completions).
@@ -177,6 +189,24 @@ type chatExchange struct {
 	id     *identity
 	reply  *Reply
 	resend func(ctx context.Context, body []byte) (io.ReadCloser, error)
+
+	// hookTime is time spent waiting for hooks on the request and on a
+	// plain response; work is time spent relaying a stream (hooks run
+	// beside it and are not counted).
+	hookTime time.Duration
+	work     time.Duration
+}
+
+// Timing reports the time the exchange waited for hooks and the time it
+// spent working on a stream itself, for hookgate_overhead_seconds.
+func (x *chatExchange) Timing() (hooks, work time.Duration) { return x.hookTime, x.work }
+
+// dispatch runs an event's hooks and adds their time to the exchange's.
+func (x *chatExchange) dispatch(ctx context.Context, ev *hooks.Event) hooks.Outcome {
+	start := time.Now()
+	out := x.chat.opts.Engine.Dispatch(ctx, ev)
+	x.hookTime += time.Since(start)
+	return out
 }
 
 func (x *chatExchange) Body() []byte  { return x.body }
@@ -202,4 +232,16 @@ func (x *chatExchange) FinishPlain(ctx context.Context, body []byte) ([]byte, er
 		return body, nil
 	}
 	return x.finishPlain(ctx, body)
+}
+
+func (x *chatExchange) held(delta int) {
+	if m := x.chat.opts.Metrics; m != nil {
+		m.Held(delta)
+	}
+}
+
+func (x *chatExchange) countToolCall(tool string, d hooks.Decision) {
+	if m := x.chat.opts.Metrics; m != nil {
+		m.ToolCall(tool, string(d))
+	}
 }

@@ -104,7 +104,7 @@ func (x *chatExchange) preResponse(ctx context.Context, answer string) (string, 
 	}
 	ev := x.id.event(hooks.PreResponse, answer)
 	ev.Response = answer
-	out := c.opts.Engine.Dispatch(ctx, ev)
+	out := x.dispatch(ctx, ev)
 	if out.Failed() {
 		return "", hookFailed(out)
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tidwall/gjson"
 
@@ -34,7 +35,12 @@ func (x *chatExchange) finishPlainAttempt(ctx context.Context, body, reqBody []b
 	}
 	out := body
 	for _, ch := range resp.Choices {
+		started := time.Now()
 		verdicts := x.judgeAll(ctx, gjsonString(body, "id"), ch)
+		x.hookTime += time.Since(started)
+		for i, tc := range ch.ToolCalls {
+			x.countToolCall(tc.Name, verdicts[i].Decision)
+		}
 		var blocked []int
 		var notes []string
 		for i, tc := range ch.ToolCalls {

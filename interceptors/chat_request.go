@@ -20,7 +20,7 @@ func (x *chatExchange) prepareRequest(ctx context.Context) error {
 	fresh := !view.HasAssistant
 
 	if x.id.parent != "" && fresh && !sess.SubagentStarted && c.has(hooks.SubagentStart) {
-		out := c.opts.Engine.Dispatch(ctx, x.id.event(hooks.SubagentStart, "start"))
+		out := x.dispatch(ctx, x.id.event(hooks.SubagentStart, "start"))
 		if out.Blocked() {
 			x.reply = x.blockedReply(fmt.Sprintf("[hookgate] subagent blocked by %s: %s", out.HookID, out.Reason))
 			return nil
@@ -30,7 +30,7 @@ func (x *chatExchange) prepareRequest(ctx context.Context) error {
 
 	if fresh && !sess.Started {
 		if c.has(hooks.SessionStart) {
-			out := c.opts.Engine.Dispatch(ctx, x.id.event(hooks.SessionStart, "start"))
+			out := x.dispatch(ctx, x.id.event(hooks.SessionStart, "start"))
 			if out.Failed() {
 				return hookFailed(out)
 			}
@@ -44,7 +44,7 @@ func (x *chatExchange) prepareRequest(ctx context.Context) error {
 		if _, fired := sess.Prompts[key]; !fired {
 			ev := x.id.event(hooks.UserPromptSubmit, key)
 			ev.Prompt = view.NewestUserText()
-			out := c.opts.Engine.Dispatch(ctx, ev)
+			out := x.dispatch(ctx, ev)
 			if out.Blocked() {
 				// Not remembered: the same prompt sent again is judged again.
 				x.reply = x.blockedReply(out.Reason)
@@ -59,7 +59,7 @@ func (x *chatExchange) prepareRequest(ctx context.Context) error {
 			if _, fired := sess.Results[tr.ToolCallID]; fired || tr.ToolCallID == "" {
 				continue
 			}
-			out := c.opts.Engine.Dispatch(ctx, x.toolResultEvent(tr))
+			out := x.dispatch(ctx, x.toolResultEvent(tr))
 			if out.Failed() {
 				return hookFailed(out)
 			}

@@ -149,6 +149,11 @@ func (s *chatStream) run(ctx context.Context, upstream io.Reader) error {
 	defer heartbeat.Stop()
 	err := s.loop(ctx, reads, free, heartbeat.C)
 	s.cancelJudging(cancel)
+	for _, c := range s.calls {
+		if !c.emitted {
+			s.x.held(-1) // never emitted: truncated, failed or retried
+		}
+	}
 	return err
 }
 
@@ -225,6 +230,8 @@ func (s *chatStream) onRead(ctx context.Context, r readResult) error {
 	if r.n == 0 {
 		return nil
 	}
+	start := time.Now()
+	defer func() { s.x.work += time.Since(start) }()
 	s.relayed += int64(r.n)
 	if limit := s.x.chat.opts.MaxStreamBytes; limit > 0 && s.relayed > limit {
 		return s.fail("stream_too_large", fmt.Sprintf("the upstream stream exceeded hookgate's limit of %d bytes (limits.max_stream_bytes)", limit), errStreamTooLarge)
@@ -408,6 +415,7 @@ func (s *chatStream) holdToolFrame(ctx context.Context, f *providers.SSEFrame, f
 			c := &heldCall{choice: cs, ordinal: ord, template: hf.data}
 			cs.calls = append(cs.calls, c)
 			s.calls = append(s.calls, c)
+			s.x.held(1)
 		}
 		for _, c := range cs.calls {
 			fr := cs.asm.Call(c.ordinal).Frames
@@ -567,6 +575,8 @@ func (s *chatStream) emitCall(c *heldCall) (bool, error) {
 	cs := c.choice
 	if c.v.Decision == hooks.Block {
 		c.emitted = true
+		s.x.held(-1)
+		s.x.countToolCall(c.name, c.v.Decision)
 		cs.blocked++
 		cs.shifted = true
 		cs.blockedCalls = append(cs.blockedCalls, c)
@@ -591,6 +601,8 @@ func (s *chatStream) emitCall(c *heldCall) (bool, error) {
 		}
 	}
 	c.emitted = true
+	s.x.held(-1)
+	s.x.countToolCall(c.name, c.v.Decision)
 	index := cs.survived
 	cs.survived++
 	if c.raw > 0 {

@@ -3,6 +3,7 @@ package interceptors
 import (
 	"context"
 	"io"
+	"time"
 )
 
 // Request is what the proxy knows of a request on an intercepted route.
@@ -64,4 +65,11 @@ type Interceptor interface {
 type Resender interface {
 	WantsResend() bool
 	SetResend(func(ctx context.Context, body []byte) (io.ReadCloser, error))
+}
+
+// Timer is implemented by exchanges that report how long they waited for
+// hooks and how long they worked on a stream themselves, so the proxy can
+// report hookgate's own overhead without the upstream's or the hooks' time.
+type Timer interface {
+	Timing() (hooks, work time.Duration)
 }

@@ -30,6 +30,10 @@ func (s *Server) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ex 
 	resp := fasthttp.AcquireResponse()
 	up.prepare(req, &ctx.Request, body, ex != nil, x.apiKey)
 	upStart := time.Now()
+	// hookgate's own time on the request: everything before the upstream
+	// call except waiting for hooks.
+	hooksBefore, _ := timing(ex)
+	x.before = upStart.Sub(x.start) - hooksBefore
 	err := up.client.Do(req, resp)
 	fasthttp.ReleaseRequest(req)
 	if err != nil {
@@ -42,6 +46,9 @@ func (s *Server) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ex 
 	status := resp.StatusCode()
 	copyResponseHeaders(&ctx.Response.Header, &resp.Header)
 	ctx.SetStatusCode(status)
+	if ex != nil {
+		setServerTiming(&ctx.Response.Header, x.before)
+	}
 	stream := resp.BodyStream()
 	isSSE := bytes.HasPrefix(resp.Header.ContentType(), []byte("text/event-stream"))
 	success := status >= 200 && status < 300
@@ -75,14 +82,34 @@ func (s *Server) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ex 
 		writeError(ctx, fasthttp.StatusBadGateway, "upstream_error", "upstream_read_failed", fmt.Sprintf("reading the upstream response: %v", err))
 		return false
 	}
+	finishStart := time.Now()
+	hooksBeforeFinish, _ := timing(ex)
 	out, err := ex.FinishPlain(ctx, full)
 	if err != nil {
 		s.writeInterceptError(ctx, err)
 		return false
 	}
+	hooksAfter, _ := timing(ex)
+	own := x.before + time.Since(finishStart) - (hooksAfter - hooksBeforeFinish)
+	setServerTiming(&ctx.Response.Header, own)
 	ctx.SetBody(out)
-	s.metrics.overhead(time.Since(x.start) - time.Since(upStart))
+	s.metrics.overhead(own)
 	return false
+}
+
+// timing reads an exchange's hook time and stream work, when it keeps them.
+func timing(ex interceptors.Exchange) (hooks, work time.Duration) {
+	if t, ok := ex.(interceptors.Timer); ok {
+		return t.Timing()
+	}
+	return 0, 0
+}
+
+// setServerTiming tells the client hookgate's own overhead on the request
+// (Server-Timing, which browsers' and SDKs' tooling show per call). On a
+// stream it covers the request side only: the headers leave first.
+func setServerTiming(h *fasthttp.ResponseHeader, own time.Duration) {
+	h.Set("Server-Timing", fmt.Sprintf("hookgate;dur=%.3f", float64(own.Microseconds())/1000))
 }
 
 // relayRaw copies the upstream body to the client without reading it.
@@ -131,13 +158,17 @@ func (s *Server) relayRaw(ctx *fasthttp.RequestCtx, x *exchange, resp *fasthttp.
 func (s *Server) relayIntercepted(ctx *fasthttp.RequestCtx, x *exchange, resp *fasthttp.Response, body io.Reader, ex interceptors.Exchange) {
 	log := s.log
 	upName := x.up.name
+	headersAt := time.Now()
 	s.metrics.streamStarted()
 	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
 		defer x.rt.leave()
 		defer s.metrics.streamEnded()
 		rctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		err := ex.RelayStream(rctx, body, &flushSink{w: w})
+		sink := &flushSink{w: w, onFirstFlush: func() { s.metrics.ttfbAdded(time.Since(headersAt)) }}
+		err := ex.RelayStream(rctx, body, sink)
+		_, work := timing(ex)
+		s.metrics.overhead(x.before + work)
 		var sinkErr *sinkError
 		switch {
 		case errors.As(err, &sinkErr):

@@ -17,6 +17,7 @@ type exchange struct {
 	apiKey string // the credential sent upstream ("" passes the client's)
 	who    principal
 	start  time.Time
+	before time.Duration // hookgate's own time before the upstream call
 }
 
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {

@@ -14,6 +14,7 @@ type Metrics struct {
 	requests      *prometheus.CounterVec
 	upstream      *prometheus.HistogramVec
 	overheadHist  prometheus.Histogram
+	ttfbHist      prometheus.Histogram
 	activeStreams prometheus.Gauge
 }
 
@@ -38,11 +39,15 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "hookgate_overhead_seconds", Help: "Time spent in hookgate itself on a request, excluding the upstream wait.",
 			Buckets: prometheus.ExponentialBuckets(0.00001, 2, 18),
 		}),
+		ttfbHist: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "hookgate_ttfb_added_seconds", Help: "Time from the upstream's response headers to the first bytes hookgate flushed to the client, on streams it reads.",
+			Buckets: prometheus.ExponentialBuckets(0.00001, 2, 18),
+		}),
 		activeStreams: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "hookgate_active_streams", Help: "Streams being relayed now.",
 		}),
 	}
-	reg.MustRegister(m.requests, m.upstream, m.overheadHist, m.activeStreams)
+	reg.MustRegister(m.requests, m.upstream, m.overheadHist, m.ttfbHist, m.activeStreams)
 	return m
 }
 
@@ -65,6 +70,12 @@ func (m *Metrics) upstreamHeaders(upstream string, d time.Duration) {
 func (m *Metrics) overhead(d time.Duration) {
 	if m != nil && d > 0 {
 		m.overheadHist.Observe(d.Seconds())
+	}
+}
+
+func (m *Metrics) ttfbAdded(d time.Duration) {
+	if m != nil {
+		m.ttfbHist.Observe(d.Seconds())
 	}
 }
 

@@ -9,7 +9,9 @@ import (
 // wrapped in sinkError so the proxy can tell a client that left from an
 // upstream that failed.
 type flushSink struct {
-	w *bufio.Writer
+	w            *bufio.Writer
+	onFirstFlush func()
+	flushed      bool
 }
 
 func (s *flushSink) Write(p []byte) (int, error) {
@@ -23,6 +25,10 @@ func (s *flushSink) Write(p []byte) (int, error) {
 func (s *flushSink) Flush() error {
 	if err := s.w.Flush(); err != nil {
 		return &sinkError{err}
+	}
+	if !s.flushed && s.onFirstFlush != nil {
+		s.flushed = true
+		s.onFirstFlush()
 	}
 	return nil
 }

@@ -30,6 +30,7 @@ type App struct {
 	recorder  hooks.Recorder
 	memory    interceptors.Memory
 	metrics   *proxy.Metrics
+	tools     *toolMetrics
 	current   atomic.Pointer[policy]
 	reloads   *prometheus.CounterVec
 	proxy     *proxy.Server
@@ -53,6 +54,7 @@ func Build(cfg *config.Config, log *slog.Logger) (*App, error) {
 		recorder:  newHookMetrics(reg, nil),
 		memory:    interceptors.NewLocalMemory(cfg.Interception.SessionTTL.D()),
 		metrics:   proxy.NewMetrics(reg),
+		tools:     newToolMetrics(reg),
 		admin:     proxy.NewAdmin(reg),
 		log:       log,
 		serveErrs: make(chan error, 2),
@@ -61,7 +63,7 @@ func Build(cfg *config.Config, log *slog.Logger) (*App, error) {
 		Name: "hookgate_config_reloads_total", Help: "Configuration reloads, applied or refused.",
 	}, []string{"result"})
 	reg.MustRegister(a.reloads)
-	pol, err := compilePolicy(cfg, log, a.recorder, a.memory)
+	pol, err := compilePolicy(cfg, log, a.recorder, a.memory, a.tools)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +82,7 @@ func Build(cfg *config.Config, log *slog.Logger) (*App, error) {
 // they started with. Listen addresses and limits.max_request_bytes only
 // change with a restart.
 func (a *App) Reload(cfg *config.Config) error {
-	pol, err := compilePolicy(cfg, a.log, a.recorder, a.memory)
+	pol, err := compilePolicy(cfg, a.log, a.recorder, a.memory, a.tools)
 	if err != nil {
 		a.reloads.WithLabelValues("refused").Inc()
 		return err

@@ -19,7 +19,7 @@ import (
 // their place.
 func Check(cfg *config.Config) error {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	pol, err := compilePolicy(cfg, quiet, nil, interceptors.NewLocalMemory(0))
+	pol, err := compilePolicy(cfg, quiet, nil, interceptors.NewLocalMemory(0), nil)
 	var lines []string
 	if err != nil {
 		var ces hooks.ConfigErrors

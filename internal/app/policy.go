@@ -29,7 +29,7 @@ type policy struct {
 // compilePolicy builds the policy of cfg. An error in the operator's own
 // hooks fails it; an error in a tenant's hooks file only sets that tenant
 // aside.
-func compilePolicy(cfg *config.Config, log *slog.Logger, rec hooks.Recorder, memory interceptors.Memory) (*policy, error) {
+func compilePolicy(cfg *config.Config, log *slog.Logger, rec hooks.Recorder, memory interceptors.Memory, tools *toolMetrics) (*policy, error) {
 	chans, err := channels.New(cfg.Channels)
 	if err != nil {
 		return nil, err
@@ -84,6 +84,9 @@ func compilePolicy(cfg *config.Config, log *slog.Logger, rec hooks.Recorder, mem
 	}
 	opts := chatOptions(cfg, p.engine, memory, log)
 	opts.Send = p.send
+	if tools != nil {
+		opts.Metrics = tools.withConfig(cfg)
+	}
 	p.chat = interceptors.NewChat(opts)
 	return p, nil
 }
