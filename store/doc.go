@@ -1,0 +1,41 @@
+// Package store is hookgate's persistence: the audit log of hook
+// executions, the confirmation requests of the approval gate, and session
+// memory. It knows nothing of hooks' logic: callers hand it rows.
+//
+// # Drivers
+//
+// SQLite (the default, pure Go through modernc.org/sqlite) keeps everything
+// in one file in WAL mode, with one writer connection (a busy timeout,
+// immediate transactions) and a separate pool of read-only readers. One
+// process owns a file: per-session locks are process-local. The path
+// ":memory:" keeps a private in-memory database on a single connection, for
+// demos and tests; nothing survives.
+//
+// PostgreSQL (github.com/jackc/pgx/v5 through pgxpool) serves several
+// hookgate instances sharing state: sessions are locked with SELECT ... FOR
+// UPDATE inside a transaction, and a confirmation is decided with one
+// conditional UPDATE, so two approvers on two instances cannot both win.
+//
+// Open applies the schema migrations (versioned, idempotent, serialised
+// between instances) before it returns.
+//
+// # Tables
+//
+//   - hook_executions: one row per hook execution (AuditWriter batches them
+//     off the request path). The input is kept only as the SHA-256 of its
+//     RFC 8785 canonical form, the error text is cut to 256 characters, and
+//     the full error is sealed with AES-256-GCM under the audit key
+//     (error_detail). dedup_key (hook id + event id) is unique, so a retried
+//     delivery is recorded once. hook_id becomes NULL when the hook leaves
+//     the configuration (DetachRemovedHooks); the row stays.
+//   - confirmation_requests: the approval gate's requests: pending, then
+//     approved, rejected or expired, each transition a conditional UPDATE.
+//   - sessions: a session's state as JSON, with its expiry.
+//   - schema_migrations: the versions applied.
+//
+// # Errors
+//
+// Lookups that find nothing return ErrNotFound; a confirmation that cannot
+// be decided returns ErrNotPending, ErrMismatch or ErrExpired, all wrapped,
+// to be tested with errors.Is. Every other error wraps the driver's.
+package store

@@ -1,0 +1,76 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// DefaultPostgresConns is the pool size when the DSN sets no
+// pool_max_conns. A session's lock holds a connection while its hooks run,
+// so the pool bounds the sessions one instance serves at once; pgx's own
+// default (four, or the number of CPUs) is far too small for that.
+const DefaultPostgresConns = 32
+
+type pgBackend struct {
+	pool *pgxpool.Pool
+}
+
+func openPostgres(ctx context.Context, dsn string, maxConns int32) (*pgBackend, error) {
+	if dsn == "" {
+		return nil, fmt.Errorf("postgres: no dsn")
+	}
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		// pgx's message can quote the DSN, password included.
+		return nil, fmt.Errorf("postgres: the dsn does not parse")
+	}
+	if !strings.Contains(dsn, "pool_max_conns") {
+		cfg.MaxConns = maxConns
+	}
+	if _, ok := cfg.ConnConfig.RuntimeParams["application_name"]; !ok {
+		cfg.ConnConfig.RuntimeParams["application_name"] = "hookgate"
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("postgres: connect to %s:%d: %w", cfg.ConnConfig.Host, cfg.ConnConfig.Port, err)
+	}
+	return &pgBackend{pool: pool}, nil
+}
+
+func (b *pgBackend) reader() querier { return pgQuerier{b.pool} }
+
+// write runs fn in a read-committed transaction.
+func (b *pgBackend) write(ctx context.Context, fn func(querier) error) error {
+	tx, err := b.pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(pgQuerier{tx}); err != nil {
+		tx.Rollback(ctx)
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// begin starts a transaction the caller keeps (a session's lock).
+func (b *pgBackend) begin(ctx context.Context) (pgx.Tx, error) {
+	return b.pool.Begin(ctx)
+}
+
+func (b *pgBackend) ping(ctx context.Context) error { return b.pool.Ping(ctx) }
+
+func (b *pgBackend) close() error {
+	b.pool.Close()
+	return nil
+}

@@ -1,0 +1,116 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+)
+
+// MemoryPath is the SQLite path of a private in-memory database.
+const MemoryPath = ":memory:"
+
+// sqliteBackend is one SQLite file: a single writer connection, so that
+// writes queue in this process instead of failing with SQLITE_BUSY, and a
+// pool of read-only connections that WAL lets read while the writer writes.
+type sqliteBackend struct {
+	w *sql.DB
+	r *sql.DB
+}
+
+func openSQLite(ctx context.Context, path string, busy time.Duration) (*sqliteBackend, error) {
+	if path == "" {
+		return nil, fmt.Errorf("sqlite: no path")
+	}
+	ms := busy.Milliseconds()
+	if path == MemoryPath {
+		// One connection that never closes: an in-memory database lives
+		// and dies with its connection.
+		db, err := sql.Open("sqlite", fmt.Sprintf("file::memory:?_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)", ms))
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: open memory database: %w", err)
+		}
+		db.SetMaxOpenConns(1)
+		db.SetMaxIdleConns(1)
+		db.SetConnMaxLifetime(0)
+		db.SetConnMaxIdleTime(0)
+		if err := db.PingContext(ctx); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("sqlite: open memory database: %w", err)
+		}
+		return &sqliteBackend{w: db, r: db}, nil
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("sqlite: create directory for %s: %w", path, err)
+		}
+	}
+	// SQLite decodes %XX in file: URIs; escape what would end the path.
+	name := "file:" + strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
+	common := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)", ms)
+
+	w, err := sql.Open("sqlite", name+"?"+common+"&_pragma=journal_mode(WAL)&_txlock=immediate")
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	w.SetConnMaxIdleTime(0)
+	// The writer comes up first: it switches the file to WAL before any
+	// reader opens it.
+	if err := w.PingContext(ctx); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	r, err := sql.Open("sqlite", name+"?"+common+"&_pragma=query_only(1)")
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("sqlite: open %s for reading: %w", path, err)
+	}
+	readers := max(4, runtime.GOMAXPROCS(0))
+	r.SetMaxOpenConns(readers)
+	r.SetMaxIdleConns(readers)
+	return &sqliteBackend{w: w, r: r}, nil
+}
+
+func (b *sqliteBackend) reader() querier { return sqlQuerier{b.r} }
+
+// write runs fn in an immediate transaction on the writer connection.
+func (b *sqliteBackend) write(ctx context.Context, fn func(querier) error) error {
+	tx, err := b.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(sqlQuerier{tx}); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+func (b *sqliteBackend) ping(ctx context.Context) error {
+	if err := b.w.PingContext(ctx); err != nil {
+		return err
+	}
+	return b.r.PingContext(ctx)
+}
+
+func (b *sqliteBackend) close() error {
+	err := b.r.Close()
+	if b.w != b.r {
+		if werr := b.w.Close(); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	return err
+}
