@@ -90,6 +90,13 @@ type hook struct {
 	onBlock  string
 }
 
+// DefaultTimeouter is implemented by handlers that need more time than
+// the engine's default when their entry sets no timeout_ms (an approval
+// gate waits minutes for a person).
+type DefaultTimeouter interface {
+	DefaultTimeout() time.Duration
+}
+
 // InlineObserver is an optional capability of a handler. An observing
 // hook whose handler returns true from ObserveInline runs on the caller's
 // goroutine instead of the observer pool, so that it is never dropped. It
@@ -293,6 +300,9 @@ func compileHook(spec *Spec, index int, deps Deps, opts *Options) (*hook, []erro
 	h.handler = handler
 	if h.timeout == 0 {
 		h.timeout = opts.DefaultTimeout
+		if dt, ok := handler.(DefaultTimeouter); ok && dt.DefaultTimeout() > 0 {
+			h.timeout = dt.DefaultTimeout()
+		}
 	}
 	if io, ok := handler.(InlineObserver); ok && h.class == Observing {
 		h.inline = io.ObserveInline()

@@ -1,7 +1,13 @@
 package proxy
 
 import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
 	"net"
+	"net/http"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -9,31 +15,61 @@ import (
 	"github.com/valyala/fasthttp/fasthttpadaptor"
 )
 
-// Admin is the operator-facing listener: /metrics and /healthz, which need
-// no token and bind loopback by default. Admin writes (approvals, tenant
-// switches) will require a bearer token.
+// Admin is the operator-facing listener. /metrics and /healthz need no
+// token (it binds loopback by default); every /admin/ endpoint needs a
+// bearer token, compared in constant time, whose name is recorded as who
+// acted. /callbacks/{channel} is authenticated by the channel's signature.
 type Admin struct {
-	srv *fasthttp.Server
+	srv     *fasthttp.Server
+	metrics fasthttp.RequestHandler
+	opts    AdminOptions
+	tokens  []adminToken
 }
 
-// NewAdmin serves the metrics gathered by g.
-func NewAdmin(g prometheus.Gatherer) *Admin {
-	metrics := fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(g, promhttp.HandlerOpts{}))
-	return &Admin{srv: &fasthttp.Server{
-		Name:                  "hookgate-admin",
-		NoDefaultServerHeader: true,
-		Handler: func(ctx *fasthttp.RequestCtx) {
-			switch string(ctx.Path()) {
-			case "/metrics":
-				metrics(ctx)
-			case "/healthz":
-				ctx.SetContentType("application/json")
-				ctx.SetBodyString(`{"status":"ok"}`)
-			default:
-				writeError(ctx, fasthttp.StatusNotFound, "invalid_request_error", "not_found", "no such admin endpoint")
-			}
-		},
-	}}
+// AdminToken is a bearer token and the name it acts under.
+type AdminToken struct {
+	Name, Token string
+}
+
+type adminToken struct {
+	name   string
+	digest [32]byte
+}
+
+// AdminOptions are the admin listener's parts. Nil parts have no
+// endpoints.
+type AdminOptions struct {
+	Gatherer  prometheus.Gatherer
+	Tokens    []AdminToken
+	Approvals ApprovalDesk
+	Tenants   TenantDesk
+}
+
+// ApprovalDesk answers approval questions for the admin API and channel
+// callbacks. Values it returns are encoded as JSON.
+type ApprovalDesk interface {
+	List(ctx context.Context, status string) (any, error)
+	// Decide records an answer; the error's HTTP status comes from
+	// StatusOf on the desk's side (see DecisionStatus).
+	Decide(ctx context.Context, id string, approve bool, by string) (any, int, error)
+	Callback(ctx context.Context, channel string, header http.Header, body []byte) (int, []byte)
+}
+
+// TenantDesk switches tenants' read-only mode at run time.
+type TenantDesk interface {
+	SetReadOnly(ctx context.Context, tenant string, readOnly *bool, by string) (any, int, error)
+}
+
+// NewAdmin builds the admin listener.
+func NewAdmin(opts AdminOptions) *Admin {
+	a := &Admin{opts: opts, metrics: fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(opts.Gatherer, promhttp.HandlerOpts{}))}
+	for _, t := range opts.Tokens {
+		if t.Token != "" {
+			a.tokens = append(a.tokens, adminToken{name: t.Name, digest: sha256.Sum256([]byte(t.Token))})
+		}
+	}
+	a.srv = &fasthttp.Server{Name: "hookgate-admin", NoDefaultServerHeader: true, Handler: a.handle, MaxRequestBodySize: 1 << 20}
+	return a
 }
 
 // Serve accepts admin connections on ln until Shutdown.
@@ -41,3 +77,94 @@ func (a *Admin) Serve(ln net.Listener) error { return a.srv.Serve(ln) }
 
 // Shutdown stops the admin listener.
 func (a *Admin) Shutdown() error { return a.srv.Shutdown() }
+
+func (a *Admin) handle(ctx *fasthttp.RequestCtx) {
+	path := string(ctx.Path())
+	switch {
+	case path == "/metrics":
+		a.metrics(ctx)
+	case path == "/healthz":
+		ctx.SetContentType("application/json")
+		ctx.SetBodyString(`{"status":"ok"}`)
+	case strings.HasPrefix(path, "/callbacks/") && ctx.IsPost() && a.opts.Approvals != nil:
+		header := http.Header{}
+		for k, v := range ctx.Request.Header.All() {
+			header.Add(string(k), string(v))
+		}
+		status, body := a.opts.Approvals.Callback(ctx, strings.TrimPrefix(path, "/callbacks/"), header, ctx.Request.Body())
+		ctx.SetStatusCode(status)
+		ctx.SetContentType("application/json")
+		ctx.SetBody(body)
+	case strings.HasPrefix(path, "/admin/"):
+		who, ok := a.authenticate(ctx)
+		if !ok {
+			ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="hookgate-admin"`)
+			writeError(ctx, fasthttp.StatusUnauthorized, "invalid_request_error", "invalid_admin_token", "this endpoint needs a valid admin bearer token")
+			return
+		}
+		a.handleAdmin(ctx, path, who)
+	default:
+		writeError(ctx, fasthttp.StatusNotFound, "invalid_request_error", "not_found", "no such admin endpoint")
+	}
+}
+
+// authenticate finds the name of the token a request carries. Every
+// configured token is compared, in constant time, whatever matched.
+func (a *Admin) authenticate(ctx *fasthttp.RequestCtx) (string, bool) {
+	auth := string(ctx.Request.Header.Peek("Authorization"))
+	if len(auth) < 8 || !strings.EqualFold(auth[:7], "Bearer ") || len(a.tokens) == 0 {
+		return "", false
+	}
+	given := sha256.Sum256([]byte(strings.TrimSpace(auth[7:])))
+	name, found := "", 0
+	for _, t := range a.tokens {
+		if subtle.ConstantTimeCompare(given[:], t.digest[:]) == 1 {
+			name, found = t.name, 1
+		}
+	}
+	return name, found == 1
+}
+
+func (a *Admin) handleAdmin(ctx *fasthttp.RequestCtx, path, who string) {
+	parts := strings.Split(strings.Trim(path, "/"), "/") // admin, approvals, {id}, approve
+	switch {
+	case len(parts) == 2 && parts[1] == "approvals" && ctx.IsGet() && a.opts.Approvals != nil:
+		list, err := a.opts.Approvals.List(ctx, string(ctx.QueryArgs().Peek("status")))
+		a.reply(ctx, list, fasthttp.StatusInternalServerError, err)
+	case len(parts) == 4 && parts[1] == "approvals" && ctx.IsPost() && (parts[3] == "approve" || parts[3] == "reject") && a.opts.Approvals != nil:
+		out, status, err := a.opts.Approvals.Decide(ctx, parts[2], parts[3] == "approve", who)
+		a.reply(ctx, out, status, err)
+	case len(parts) == 4 && parts[1] == "tenants" && parts[3] == "readonly" && ctx.IsPost() && a.opts.Tenants != nil:
+		var body struct {
+			ReadOnly *bool `json:"read_only"`
+		}
+		if len(ctx.Request.Body()) > 0 {
+			if err := json.Unmarshal(ctx.Request.Body(), &body); err != nil {
+				writeError(ctx, fasthttp.StatusBadRequest, "invalid_request_error", "invalid_json", `want {"read_only": true|false|null}`)
+				return
+			}
+		}
+		out, status, err := a.opts.Tenants.SetReadOnly(ctx, parts[2], body.ReadOnly, who)
+		a.reply(ctx, out, status, err)
+	default:
+		writeError(ctx, fasthttp.StatusNotFound, "invalid_request_error", "not_found", "no such admin endpoint")
+	}
+}
+
+// reply writes v as JSON, or err in the OpenAI error shape with status.
+func (a *Admin) reply(ctx *fasthttp.RequestCtx, v any, status int, err error) {
+	if err != nil {
+		if status == 0 || status < 400 {
+			status = fasthttp.StatusInternalServerError
+		}
+		writeError(ctx, status, "invalid_request_error", "admin_error", err.Error())
+		return
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		writeError(ctx, fasthttp.StatusInternalServerError, "server_error", "admin_error", "could not encode the answer")
+		return
+	}
+	ctx.SetContentType("application/json")
+	ctx.SetBody(b)
+}

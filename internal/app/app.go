@@ -55,7 +55,7 @@ func Build(cfg *config.Config, log *slog.Logger) (*App, error) {
 		memory:    interceptors.NewLocalMemory(cfg.Interception.SessionTTL.D()),
 		metrics:   proxy.NewMetrics(reg),
 		tools:     newToolMetrics(reg),
-		admin:     proxy.NewAdmin(reg),
+		admin:     proxy.NewAdmin(proxy.AdminOptions{Gatherer: reg, Tokens: adminTokens(cfg)}),
 		log:       log,
 		serveErrs: make(chan error, 2),
 	}
@@ -146,4 +146,13 @@ func (a *App) Close() {
 	if err := a.Shutdown(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		a.log.Warn("shutdown", "err", err)
 	}
+}
+
+// adminTokens are the admin API's bearer tokens and the names they act as.
+func adminTokens(cfg *config.Config) []proxy.AdminToken {
+	out := make([]proxy.AdminToken, 0, len(cfg.Admin.Tokens))
+	for _, t := range cfg.Admin.Tokens {
+		out = append(out, proxy.AdminToken{Name: t.Name, Token: t.Token})
+	}
+	return out
 }
