@@ -1,6 +1,9 @@
 package hooks
 
-import "log/slog"
+import (
+	"context"
+	"log/slog"
+)
 
 // Deps is what the wiring hands to handler constructors.
 type Deps struct {
@@ -12,6 +15,24 @@ type Deps struct {
 	// Logger receives warnings (stripped mutations, dropped events). Nil
 	// means slog.Default().
 	Logger *slog.Logger
+	// ReadOnly is the run-time read-only switch that the readonly_guard
+	// built-in consults (persisted by the store, flipped through the admin
+	// API). Nil means there is no switch: the hook's configured default
+	// applies.
+	ReadOnly ReadOnlyState
+	// Approver is the human approval gate the `approval` built-in asks.
+	// Nil means there is none: such an entry is a configuration error.
+	Approver Approver
+}
+
+// ReadOnlyState reports the run-time read-only switch of a tenant, or of
+// the whole organisation when tenant is "". set is false when no switch
+// has been thrown (or it was cleared), in which case value is meaningless
+// and the configuration's default applies. An error makes the asking hook
+// fail closed. Implementations must be safe for concurrent use and answer
+// quickly: they are asked on the request path.
+type ReadOnlyState interface {
+	ReadOnly(ctx context.Context, tenant string) (value bool, set bool, err error)
 }
 
 // JudgeEndpoint is an OpenAI-compatible endpoint a prompt handler asks.
