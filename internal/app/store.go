@@ -1,0 +1,100 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/hookgate/hookgate/config"
+	"github.com/hookgate/hookgate/hooks"
+	"github.com/hookgate/hookgate/store"
+)
+
+// StoreOptions turns the store section into store.Options: a relative
+// SQLite path is relative to the configuration file's directory.
+func StoreOptions(cfg *config.Config, log *slog.Logger) store.Options {
+	path := cfg.Store.Path
+	if path != "" && path != store.MemoryPath && !filepath.IsAbs(path) && cfg.BaseDir != "" {
+		path = filepath.Join(cfg.BaseDir, path)
+	}
+	return store.Options{
+		Driver: store.Driver(cfg.Store.Driver),
+		Path:   path,
+		DSN:    cfg.Store.DSN,
+		Logger: log,
+	}
+}
+
+// OpenStore opens the configured store and applies its migrations.
+func OpenStore(ctx context.Context, cfg *config.Config, log *slog.Logger) (*store.Store, error) {
+	return store.Open(ctx, StoreOptions(cfg, log))
+}
+
+// Persistence is what hookgate keeps in its store: the audit log of hook
+// executions and session memory, over one connection pool.
+//
+// In Build:
+//
+//	p, err := OpenPersistence(ctx, cfg, reg, log)
+//	engine, err := buildEngine(cfg, log, newHookMetrics(reg, p.Audit))
+//	err = p.HooksConfigured(ctx, engine.Hooks())
+//	chat := interceptors.NewChat(interceptors.ChatOptions{Memory: p.Memory, ...})
+//	// before a request's hooks run: if err := p.Audit.Admit(ctx); err != nil { 503 }
+//
+// and in Shutdown, after the engine is closed (its last executions are
+// recorded): p.Close(ctx).
+type Persistence struct {
+	Store  *store.Store
+	Audit  *AuditRecorder
+	Memory *StoreMemory
+}
+
+// OpenPersistence opens the store, starts the audit writer and the
+// store-backed session memory. reg receives the audit metrics.
+func OpenPersistence(ctx context.Context, cfg *config.Config, reg prometheus.Registerer, log *slog.Logger) (*Persistence, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	st, err := OpenStore(ctx, cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	audit, err := NewAuditRecorder(cfg, st, reg, log)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	return &Persistence{Store: st, Audit: audit, Memory: NewStoreMemory(st, cfg.Interception.SessionTTL.D(), log)}, nil
+}
+
+// HooksConfigured marks the audit records of hooks no longer configured
+// (hook_id becomes NULL; the records stay). Call it after the engine for
+// a configuration is compiled, at start and on every reload.
+func (p *Persistence) HooksConfigured(ctx context.Context, configured []hooks.HookInfo) error {
+	return DetachRemovedHooks(ctx, p.Store, configured)
+}
+
+// DetachRemovedHooks sets hook_id to NULL on the executions of hooks that
+// are not in configured.
+func DetachRemovedHooks(ctx context.Context, st *store.Store, configured []hooks.HookInfo) error {
+	ids := make([]string, len(configured))
+	for i, h := range configured {
+		ids[i] = h.ID
+	}
+	if _, err := st.DetachRemovedHooks(ctx, ids); err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	return nil
+}
+
+// Close stops the session sweeper, writes the queued audit records (until
+// ctx ends) and closes the store.
+func (p *Persistence) Close(ctx context.Context) error {
+	p.Memory.Close()
+	err := p.Audit.Close(ctx)
+	return errors.Join(err, p.Store.Close())
+}

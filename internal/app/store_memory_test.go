@@ -1,0 +1,100 @@
+package app
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hookgate/hookgate/config"
+	"github.com/hookgate/hookgate/store"
+)
+
+func TestStoreMemorySurvivesRestart(t *testing.T) {
+	ctx := context.Background()
+	cfg := &config.Config{BaseDir: t.TempDir(), Store: config.Store{Driver: "sqlite", Path: "s.db"}}
+	st, err := OpenStore(ctx, cfg, quietLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewStoreMemory(st, time.Hour, quietLogger())
+	s := m.Lock("sess")
+	if s.Started || len(s.Prompts) != 0 {
+		t.Fatalf("new session not empty: %+v", s)
+	}
+	rewritten := "[truncated]"
+	s.Started, s.Context, s.SubagentStarted = true, "house rules", true
+	s.Prompts["u0"] = "prompt context"
+	s.Results["call-1"] = &rewritten
+	s.Results["call-2"] = nil // fired, not rewritten
+	m.Unlock(s)
+	m.Close()
+	st.Close()
+
+	// A new process on the same file.
+	st, err = OpenStore(ctx, cfg, quietLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	m = NewStoreMemory(st, time.Hour, quietLogger())
+	defer m.Close()
+	s = m.Lock("sess")
+	defer m.Unlock(s)
+	r1, fired2 := s.Results["call-1"]
+	_, fired2 = s.Results["call-2"]
+	if !s.Started || s.Context != "house rules" || !s.SubagentStarted || s.Prompts["u0"] != "prompt context" ||
+		r1 == nil || *r1 != rewritten || !fired2 || s.Results["call-2"] != nil {
+		t.Fatalf("after restart: %+v", s)
+	}
+}
+
+func TestStoreMemorySharedBetweenInstancesOnPostgres(t *testing.T) {
+	dsn := os.Getenv("HOOKGATE_PG_DSN")
+	if dsn == "" {
+		t.Skip("PostgreSQL skipped: HOOKGATE_PG_DSN is not set (eval \"$(scripts/services.sh)\" starts one)")
+	}
+	ctx := context.Background()
+	cfg := &config.Config{Store: config.Store{Driver: "postgres", DSN: dsn}}
+	a, err := OpenStore(ctx, cfg, quietLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := OpenStore(ctx, cfg, quietLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ma, mb := NewStoreMemory(a, time.Hour, quietLogger()), NewStoreMemory(b, time.Hour, quietLogger())
+	defer ma.Close()
+	defer mb.Close()
+	id := "shared-" + time.Now().Format(time.RFC3339Nano)
+	s := ma.Lock(id)
+	s.Started, s.Context = true, "from instance a"
+	ma.Unlock(s)
+	s = mb.Lock(id)
+	defer mb.Unlock(s)
+	if !s.Started || s.Context != "from instance a" {
+		t.Fatalf("instance b sees %+v", s)
+	}
+}
+
+func TestStoreMemoryFallsBackWhenTheStoreIsDown(t *testing.T) {
+	st, err := store.Open(context.Background(), store.Options{Path: filepath.Join(t.TempDir(), "x.db"), Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewStoreMemory(st, time.Hour, quietLogger())
+	defer m.Close()
+	st.Close()
+	s := m.Lock("s")
+	s.Started = true
+	m.Unlock(s)
+	s = m.Lock("s")
+	defer m.Unlock(s)
+	if !s.Started {
+		t.Fatal("the fallback forgot the session")
+	}
+}
