@@ -9,14 +9,19 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// DefaultPostgresConns is the pool size when the DSN sets no
-// pool_max_conns. A session's lock holds a connection while its hooks run,
-// so the pool bounds the sessions one instance serves at once; pgx's own
-// default (four, or the number of CPUs) is far too small for that.
+// DefaultPostgresConns is the size of each of the two pools when the DSN
+// sets no pool_max_conns. A session's lock holds a connection while its
+// hooks run, so the session pool bounds the sessions one instance serves
+// at once; pgx's own default (four, or the number of CPUs) is far too
+// small for that.
 const DefaultPostgresConns = 32
 
+// pgBackend has two pools: one for statements, one for the transactions
+// that hold session locks, so that many sessions waiting on slow hooks can
+// never starve the audit writer or an approval of connections.
 type pgBackend struct {
 	pool *pgxpool.Pool
+	held *pgxpool.Pool
 }
 
 func openPostgres(ctx context.Context, dsn string, maxConns int32) (*pgBackend, error) {
@@ -42,7 +47,12 @@ func openPostgres(ctx context.Context, dsn string, maxConns int32) (*pgBackend, 
 		pool.Close()
 		return nil, fmt.Errorf("postgres: connect to %s:%d: %w", cfg.ConnConfig.Host, cfg.ConnConfig.Port, err)
 	}
-	return &pgBackend{pool: pool}, nil
+	held, err := pgxpool.NewWithConfig(ctx, cfg.Copy())
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	return &pgBackend{pool: pool, held: held}, nil
 }
 
 func (b *pgBackend) reader() querier { return pgQuerier{b.pool} }
@@ -63,14 +73,16 @@ func (b *pgBackend) write(ctx context.Context, fn func(querier) error) error {
 	return nil
 }
 
-// begin starts a transaction the caller keeps (a session's lock).
+// begin starts a transaction the caller keeps (a session's lock), on the
+// pool kept for those.
 func (b *pgBackend) begin(ctx context.Context) (pgx.Tx, error) {
-	return b.pool.Begin(ctx)
+	return b.held.Begin(ctx)
 }
 
 func (b *pgBackend) ping(ctx context.Context) error { return b.pool.Ping(ctx) }
 
 func (b *pgBackend) close() error {
 	b.pool.Close()
+	b.held.Close()
 	return nil
 }
