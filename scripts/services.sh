@@ -61,6 +61,11 @@ as() {
 
 mkdir -p "$DIR"
 chmod 755 "$DIR"
+# One run at a time: two test runs starting together must not both initdb.
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"$DIR/.lock"
+  flock 9
+fi
 
 # ---------------------------------------------------------------- PostgreSQL
 

@@ -86,6 +86,14 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
+	opts := app.StoreOptions(cfg, nil)
+	if opts.Driver == store.SQLite && opts.Path != store.MemoryPath {
+		// Opening would create an empty store: say that there is none.
+		if _, err := os.Stat(opts.Path); err != nil {
+			fmt.Fprintf(stderr, "hookgate audit: no audit store at %s (store.path): %v\n", opts.Path, err)
+			return 1
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	st, err := app.OpenStore(ctx, cfg, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))

@@ -173,6 +173,13 @@ func TestAuditRefusesABadStoreSection(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "HG_CLI_UNSET_DSN is not set") {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
+	os.WriteFile(path, []byte("store:\n  path: nowhere/none.db\n"), 0o600)
+	if code, _, errOut := runCLI(t, "audit", "--config", path); code != 1 || !strings.Contains(errOut, "no audit store at") {
+		t.Fatalf("missing store: exit %d: %s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "nowhere")); err == nil {
+		t.Fatal("the audit command created a store")
+	}
 	os.WriteFile(path, []byte("store:\n  driver: mysql\n"), 0o600)
 	if code, _, errOut := runCLI(t, "audit", "--config", path); code != 1 || !strings.Contains(errOut, "store.driver") {
 		t.Fatalf("exit %d: %s", code, errOut)
