@@ -79,7 +79,7 @@ func openTest(t *testing.T, opts Options) *Store {
 
 // pgSchema creates a schema for one test and returns a DSN whose
 // connections use it.
-func pgSchema(t *testing.T, dsn string) string {
+func pgSchema(t testing.TB, dsn string) string {
 	t.Helper()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dsn)
