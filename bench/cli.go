@@ -51,7 +51,7 @@ func (c Command) Main(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		scenarios   = fs.String("scenarios", "plain,stream,fixtures", "comma-separated scenarios: plain, stream, fixtures (all recorded streams), "+fixtureNames()+", all")
+		scenarios   = fs.String("scenarios", "plain,stream,fixtures", "comma-separated scenarios: plain, stream, fixtures (all recorded streams), "+fixtureNames()+", hooks (all hook scenarios), hooks-plain, hooks-stream, "+hookScenarioNames()+", all")
 		requests    = fs.Int("requests", 1000, "at most this many rounds per phase (a round sends one request to every target)")
 		duration    = fs.Duration("duration", 10*time.Second, "at most this long per phase")
 		warmup      = fs.Int("warmup", 20, "rounds sent and discarded before each phase (negative: none)")

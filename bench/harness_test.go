@@ -224,7 +224,7 @@ func TestScenariosAndTargets(t *testing.T) {
 		t.Error("unknown scenario accepted")
 	}
 	all, err := Scenarios([]string{"all", "plain"}, Options{})
-	if err != nil || len(all) != 2+len(FixtureStreams) {
+	if err != nil || len(all) != 2+len(FixtureStreams)+len(HookScenarios(Options{})) {
 		t.Fatalf("all: %d scenarios, %v", len(all), err)
 	}
 	for _, sc := range all {

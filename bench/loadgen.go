@@ -22,7 +22,11 @@ type sample struct {
 	ttfb   time.Duration
 	ttfc   time.Duration
 	ttTool time.Duration
-	lag    time.Duration // open loop: how late the generator sent it
+	// ttFinish is the time to the first non-null finish_reason: the moment
+	// a held tool call can be known complete and released (the finish
+	// chunk is what completes a call in OpenAI-shaped streams).
+	ttFinish time.Duration
+	lag      time.Duration // open loop: how late the generator sent it
 }
 
 func (s *sample) ok() bool { return s.done && s.err == "" }
@@ -100,7 +104,7 @@ func (c *client) do() sample {
 		s.ttfb = time.Since(start)
 		buf = append(buf, resp.Body()...)
 	} else {
-		contentFrom, toolFrom := 0, 0
+		contentFrom, toolFrom, finishFrom := 0, 0, 0
 		var readErr error
 		for {
 			if len(buf) == cap(buf) {
@@ -125,6 +129,13 @@ func (c *client) do() sample {
 					found, toolFrom = findKey(buf, toolFrom, keyToolCalls)
 					if found {
 						s.ttTool = now.Sub(start)
+					}
+				}
+				if streamed && s.ttFinish == 0 {
+					var found bool
+					found, finishFrom = findStringValue(buf, finishFrom, keyFinishReason)
+					if found {
+						s.ttFinish = now.Sub(start)
 					}
 				}
 			}

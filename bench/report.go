@@ -81,20 +81,24 @@ type Phase struct {
 // TargetResult is one target in one phase. Added* compare it with the
 // baseline (Targets[0]) and are nil for the baseline itself.
 type TargetResult struct {
-	Name         string         `json:"name"`
-	Requests     int            `json:"requests"`
-	Errors       int            `json:"errors"`
-	ErrorRate    float64        `json:"error_rate"`
-	Throughput   float64        `json:"throughput_rps"`
-	Latency      Dist           `json:"latency"`
-	TTFB         Dist           `json:"ttfb"`
-	TTFC         Dist           `json:"ttfc,omitzero"`
-	TTTool       Dist           `json:"tt_tool_call,omitzero"`
-	AddedLatency *Added         `json:"added_latency,omitempty"`
-	AddedTTFB    *Added         `json:"added_ttfb,omitempty"`
-	AddedTTFC    *Added         `json:"added_ttfc,omitempty"`
-	AddedTTTool  *Added         `json:"added_tt_tool_call,omitempty"`
-	ErrorSamples map[string]int `json:"error_samples,omitempty"`
+	Name       string  `json:"name"`
+	Requests   int     `json:"requests"`
+	Errors     int     `json:"errors"`
+	ErrorRate  float64 `json:"error_rate"`
+	Throughput float64 `json:"throughput_rps"`
+	Latency    Dist    `json:"latency"`
+	TTFB       Dist    `json:"ttfb"`
+	TTFC       Dist    `json:"ttfc,omitzero"`
+	TTTool     Dist    `json:"tt_tool_call,omitzero"`
+	// TTFinish is the time to the first non-null finish_reason of a
+	// stream; held tool calls are released with it.
+	TTFinish      Dist           `json:"tt_finish,omitzero"`
+	AddedLatency  *Added         `json:"added_latency,omitempty"`
+	AddedTTFB     *Added         `json:"added_ttfb,omitempty"`
+	AddedTTFC     *Added         `json:"added_ttfc,omitempty"`
+	AddedTTTool   *Added         `json:"added_tt_tool_call,omitempty"`
+	AddedTTFinish *Added         `json:"added_tt_finish,omitempty"`
+	ErrorSamples  map[string]int `json:"error_samples,omitempty"`
 }
 
 // SharedCoresNote is printed with every result: the figures come from one
@@ -231,9 +235,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 		if len(p.Targets) > 1 {
 			fmt.Fprintln(tw, "\t\t\t\t\t\t\t\t\t\t\t\t\t")
 			if p.Streamed {
-				fmt.Fprintln(tw, "added\tttfb p50\tp90\tp99\tpaired\tttfc p50\tp90\tp99\tpaired\ttool p50\tp90\tp99\tpaired\t")
+				fmt.Fprintln(tw, "added\tttfb p50\tp90\tp99\tpaired\tttfc p50\tp90\tp99\tpaired\ttool p50\tp90\tp99\tpaired\tfinish p50\tp90\tp99\tpaired\t")
 				for _, t := range p.Targets[1:] {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", t.Name, fmtAdded(t.AddedTTFB), fmtAdded(t.AddedTTFC), fmtAdded(t.AddedTTTool))
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", t.Name, fmtAdded(t.AddedTTFB), fmtAdded(t.AddedTTFC), fmtAdded(t.AddedTTTool), fmtAdded(t.AddedTTFinish))
 				}
 			} else {
 				fmt.Fprintln(tw, "added\tlatency p50\tp90\tp99\tpaired\tttfb p50\tp90\tp99\tpaired\t")

@@ -332,6 +332,7 @@ func summarise(sc *Scenario, load Load, targets []Target, res [][]sample, elapse
 		if sc.Streamed() {
 			tr.TTFC = dist(s, mTTFC)
 			tr.TTTool = dist(s, mTool)
+			tr.TTFinish = dist(s, mFinish)
 		}
 		if ti > 0 {
 			base := res[0][:p.Rounds]
@@ -340,6 +341,7 @@ func summarise(sc *Scenario, load Load, targets []Target, res [][]sample, elapse
 			if sc.Streamed() {
 				tr.AddedTTFC = added(s, base, mTTFC)
 				tr.AddedTTTool = added(s, base, mTool)
+				tr.AddedTTFinish = added(s, base, mFinish)
 			}
 		}
 		p.Targets = append(p.Targets, tr)

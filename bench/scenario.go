@@ -141,7 +141,8 @@ func FixtureStream(name, fixture, about string, o Options) (Scenario, error) {
 }
 
 // Scenarios returns the built-in scenarios named in names ("plain",
-// "stream", a fixture scenario's name, "fixtures" for all of those, "all"
+// "stream", a fixture scenario's name, "fixtures" for all of those, a hook
+// scenario's name, "hooks", "hooks-plain" or "hooks-stream" for those, "all"
 // for everything), in the order given.
 func Scenarios(names []string, o Options) ([]Scenario, error) {
 	var out []Scenario
@@ -163,6 +164,12 @@ func Scenarios(names []string, o Options) ([]Scenario, error) {
 			add(Stream(o))
 			matched = true
 		}
+		for _, sc := range HookScenarios(o) {
+			if n == sc.Name || n == "hooks" || n == "all" || (n == "hooks-plain" && !sc.Streamed()) || (n == "hooks-stream" && sc.Streamed()) {
+				add(sc)
+				matched = true
+			}
+		}
 		for _, f := range FixtureStreams {
 			if n == f.Name || n == "fixtures" || n == "all" {
 				sc, err := FixtureStream(f.Name, f.Fixture, f.About, o)
@@ -174,7 +181,7 @@ func Scenarios(names []string, o Options) ([]Scenario, error) {
 			}
 		}
 		if !matched {
-			return nil, fmt.Errorf("bench: unknown scenario %q (known: plain, stream, fixtures, all, %s)", n, fixtureNames())
+			return nil, fmt.Errorf("bench: unknown scenario %q (known: plain, stream, fixtures, hooks, hooks-plain, hooks-stream, all, %s, %s)", n, fixtureNames(), hookScenarioNames())
 		}
 	}
 	return out, nil

@@ -47,6 +47,8 @@ var (
 	mTTFB  measure = func(s *sample) time.Duration { return s.ttfb }
 	mTTFC  measure = func(s *sample) time.Duration { return s.ttfc }
 	mTool  measure = func(s *sample) time.Duration { return s.ttTool }
+	// mFinish is the time to the first non-null finish_reason.
+	mFinish measure = func(s *sample) time.Duration { return s.ttFinish }
 )
 
 func dist(samples []sample, m measure) Dist {

@@ -1,12 +1,15 @@
 // Command hgbench measures the latency that a proxy adds between an agent
 // and its LLM API: direct to a mock upstream, through a bare fasthttp hop,
-// and through any gateway given with --target, interleaved in one run.
+// through hookgate (started in this process per scenario, with the
+// scenario's hooks) and through any gateway given with --target,
+// interleaved in one run.
 //
 //	go run ./bench/cmd/hgbench -scenarios plain,stream -duration 20s
-//	go run ./bench/cmd/hgbench -rates 500,2000
+//	go run ./bench/cmd/hgbench -scenarios hooks -chunk-interval 2ms
+//	go run ./bench/cmd/hgbench -scenarios plain -concurrency 0 -rates 500,2000
 //
-// hookgate itself is measured by `hookgate bench`, which runs the same
-// harness with hookgate as an extra target.
+// `hookgate bench` runs the same harness; with --config it measures the
+// hooks of a user's own configuration.
 package main
 
 import (
@@ -18,13 +21,22 @@ import (
 	"os/signal"
 
 	"github.com/hookgate/hookgate/bench"
+	"github.com/hookgate/hookgate/bench/hgtarget"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	cmd := bench.Command{Name: "hgbench", Stdout: os.Stdout, Stderr: os.Stderr}
-	if err := cmd.Main(ctx, os.Args[1:]); err != nil {
+	targets := []bench.Target{hgtarget.Target(hgtarget.Options{})}
+	// -writer-hop (before the other flags) adds the diagnostic bare hop
+	// that relays streams through SetBodyStreamWriter.
+	args := os.Args[1:]
+	if len(args) > 0 && (args[0] == "-writer-hop" || args[0] == "--writer-hop") {
+		targets = append([]bench.Target{bench.BareHopWriter()}, targets...)
+		args = args[1:]
+	}
+	cmd := bench.Command{Name: "hgbench", Targets: targets, Stdout: os.Stdout, Stderr: os.Stderr}
+	if err := cmd.Main(ctx, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			os.Exit(0)
 		}

@@ -1,0 +1,358 @@
+// Package hgtarget makes hookgate a target of the benchmark harness
+// (package bench): per scenario it builds a hookgate configuration whose
+// only upstream is the harness's mock and whose hooks are the scenario's,
+// and starts it through internal/app, the same wiring `hookgate serve`
+// runs. It lives apart from package bench so that the harness itself
+// imports nothing of the proxy.
+package hgtarget
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/valyala/fasthttp"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/hookgate/hookgate/bench"
+	"github.com/hookgate/hookgate/config"
+	"github.com/hookgate/hookgate/internal/app"
+)
+
+// Options configure the hookgate target. Every field says what its zero
+// value means.
+type Options struct {
+	// Name labels the target in results. Empty means "hookgate".
+	Name string
+	// Base is a hookgate configuration (YAML) that the scenarios' hooks are
+	// set into. Its upstreams are aimed at the mock (same names and
+	// providers, no credential), its listeners moved to free loopback
+	// ports, its tenants left out (they need virtual keys), and its hooks
+	// replaced by the scenario's. Empty means a configuration with one
+	// openai upstream and defaults for everything else.
+	Base []byte
+	// BaseName names Base in error messages; BaseDir resolves the relative
+	// paths in it (script files). Empty means "bench.yaml" and the working
+	// directory.
+	BaseName, BaseDir string
+	// Lookup resolves ${NAME} references. Nil means the environment.
+	Lookup func(name string) (string, bool)
+	// Placeholders fills references that Lookup cannot resolve with a dummy
+	// value instead of failing, and reports each name once to Notes (a
+	// user's configuration may name secrets the bench does not need).
+	Placeholders bool
+	// Log receives hookgate's own log. Nil means errors only, on stderr.
+	Log *slog.Logger
+	// Notes receives remarks about the configuration (tenants left out,
+	// placeholders used). Nil means stderr.
+	Notes io.Writer
+	// OnStop, when set, is called as the target stops after a scenario
+	// with the hook decisions counted during it: hook id to decision to
+	// count (warm-up included).
+	OnStop func(sc *bench.Scenario, decisions map[string]map[string]float64)
+}
+
+// Target is hookgate as a bench target.
+func Target(o Options) bench.Target {
+	name := o.Name
+	if name == "" {
+		name = "hookgate"
+	}
+	var once sync.Map // notes printed once per text
+	o.Notes = onceWriter(o.Notes, &once)
+	return bench.Target{
+		Name:  name,
+		Start: func(upstreamURL string, sc *bench.Scenario) (string, func(), error) { return Start(o, upstreamURL, sc) },
+	}
+}
+
+// Start starts hookgate in front of upstreamURL with sc's hooks and
+// returns its base URL and a function that stops it.
+func Start(o Options, upstreamURL string, sc *bench.Scenario) (string, func(), error) {
+	var stops []func()
+	stopAll := func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+	}
+	vars := map[string]string{}
+	if strings.Contains(sc.Hooks, "${"+bench.PolicyURLVar+"}") {
+		url, stop, err := StartPolicyServer()
+		if err != nil {
+			return "", nil, err
+		}
+		stops = append(stops, stop)
+		vars[bench.PolicyURLVar] = url
+	}
+	doc, err := Document(o.Base, upstreamURL, sc.Hooks, notes(o))
+	if err != nil {
+		stopAll()
+		return "", nil, fmt.Errorf("hgtarget: scenario %s: %w", sc.Name, err)
+	}
+	name := o.BaseName
+	if name == "" {
+		name = "bench.yaml"
+	}
+	cfg, err := config.Parse(doc, name, lookup(o, vars))
+	if err != nil {
+		stopAll()
+		return "", nil, fmt.Errorf("hgtarget: scenario %s: %w", sc.Name, err)
+	}
+	cfg.Path = name
+	cfg.BaseDir = o.BaseDir
+	if cfg.BaseDir == "" {
+		cfg.BaseDir, _ = os.Getwd()
+	}
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	}
+	a, err := app.Build(cfg, log)
+	if err != nil {
+		stopAll()
+		return "", nil, fmt.Errorf("hgtarget: scenario %s: %w", sc.Name, err)
+	}
+	if err := a.Start(); err != nil {
+		stopAll()
+		return "", nil, fmt.Errorf("hgtarget: scenario %s: %w", sc.Name, err)
+	}
+	stops = append(stops, func() {
+		if o.OnStop != nil {
+			o.OnStop(sc, decisions(a))
+		}
+		a.Close()
+	})
+	return a.URL(), stopAll, nil
+}
+
+// Document builds the configuration hookgate runs for one scenario: base
+// with its listeners on free loopback ports, every upstream aimed at
+// upstreamURL without a credential (one openai upstream when base has
+// none), no tenants, and hooks as the hooks snippet (a YAML list; empty
+// means none).
+func Document(base []byte, upstreamURL, hooksYAML string, notes io.Writer) ([]byte, error) {
+	var doc yaml.Node
+	if len(strings.TrimSpace(string(base))) > 0 {
+		if err := yaml.Unmarshal(base, &doc); err != nil {
+			return nil, fmt.Errorf("base configuration: %w", err)
+		}
+	}
+	if doc.Kind == 0 {
+		doc = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode, Tag: "!!map"}}}
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, errors.New("base configuration: not a mapping")
+	}
+	setKey(root, "listen", scalar("127.0.0.1:0"))
+	admin := getKey(root, "admin")
+	if admin == nil || admin.Kind != yaml.MappingNode {
+		admin = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+		setKey(root, "admin", admin)
+	}
+	setKey(admin, "listen", scalar("127.0.0.1:0"))
+
+	ups := getKey(root, "upstreams")
+	if ups == nil || ups.Kind != yaml.SequenceNode || len(ups.Content) == 0 {
+		ups = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Content: []*yaml.Node{{Kind: yaml.MappingNode, Tag: "!!map"}}}
+		setKey(ups.Content[0], "name", scalar("mock"))
+		setKey(ups.Content[0], "provider", scalar("openai"))
+		setKey(root, "upstreams", ups)
+	}
+	for _, u := range ups.Content {
+		if u.Kind != yaml.MappingNode {
+			continue
+		}
+		setKey(u, "base_url", scalar(upstreamURL))
+		deleteKey(u, "api_key_env")
+	}
+	if t := getKey(root, "tenants"); t != nil && len(t.Content) > 0 {
+		fmt.Fprintf(notes, "note: the configuration's %d tenants are left out of the benchmark (their requests need virtual keys); their hooks files are not measured\n", len(t.Content))
+	}
+	deleteKey(root, "tenants")
+
+	hooksNode := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+	if strings.TrimSpace(hooksYAML) != "" {
+		var hn yaml.Node
+		if err := yaml.Unmarshal([]byte(hooksYAML), &hn); err != nil {
+			return nil, fmt.Errorf("hooks snippet: %w", err)
+		}
+		if len(hn.Content) == 0 || hn.Content[0].Kind != yaml.SequenceNode {
+			return nil, errors.New("hooks snippet: not a YAML list")
+		}
+		hooksNode = hn.Content[0]
+	}
+	setKey(root, "hooks", hooksNode)
+	return yaml.Marshal(&doc)
+}
+
+func scalar(v string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v} }
+
+func getKey(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+func setKey(m *yaml.Node, key string, v *yaml.Node) {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			m.Content[i+1] = v
+			return
+		}
+	}
+	m.Content = append(m.Content, scalar(key), v)
+}
+
+func deleteKey(m *yaml.Node, key string) {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			m.Content = slices.Delete(m.Content, i, i+2)
+			return
+		}
+	}
+}
+
+func notes(o Options) io.Writer {
+	if o.Notes == nil {
+		return os.Stderr
+	}
+	return o.Notes
+}
+
+// lookup resolves ${NAME}: the scenario's own variables, then o.Lookup (or
+// the environment), then a placeholder when o.Placeholders allows.
+func lookup(o Options, vars map[string]string) func(string) (string, bool) {
+	env := o.Lookup
+	if env == nil {
+		env = os.LookupEnv
+	}
+	return func(name string) (string, bool) {
+		if v, ok := vars[name]; ok {
+			return v, true
+		}
+		if v, ok := env(name); ok {
+			return v, true
+		}
+		if o.Placeholders {
+			fmt.Fprintf(notes(o), "note: ${%s} is not set; the benchmark uses a placeholder value\n", name)
+			return "hookgate-bench-placeholder-" + strings.ToLower(name), true
+		}
+		return "", false
+	}
+}
+
+// decisions reads hookgate_hook_decisions_total from the app's registry.
+func decisions(a *app.App) map[string]map[string]float64 {
+	out := map[string]map[string]float64{}
+	mfs, err := a.Registry.Gather()
+	if err != nil {
+		return out
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "hookgate_hook_decisions_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			var hook, decision string
+			for _, l := range m.GetLabel() {
+				switch l.GetName() {
+				case "hook":
+					hook = l.GetValue()
+				case "decision":
+					decision = l.GetValue()
+				}
+			}
+			if out[hook] == nil {
+				out[hook] = map[string]float64{}
+			}
+			out[hook][decision] += m.GetCounter().GetValue()
+		}
+	}
+	return out
+}
+
+// FormatDecisions renders decisions as "id: allow×N block×M; ...", ids in
+// order.
+func FormatDecisions(d map[string]map[string]float64) string {
+	ids := make([]string, 0, len(d))
+	for id := range d {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	var parts []string
+	for _, id := range ids {
+		ds := make([]string, 0, len(d[id]))
+		for dec := range d[id] {
+			ds = append(ds, dec)
+		}
+		sort.Strings(ds)
+		var b strings.Builder
+		b.WriteString(id + ":")
+		for _, dec := range ds {
+			fmt.Fprintf(&b, " %s×%.0f", dec, d[id][dec])
+		}
+		parts = append(parts, b.String())
+	}
+	return strings.Join(parts, "; ")
+}
+
+// StartPolicyServer starts the loopback policy server that http hooks in
+// the scenarios call: it answers every POST with {"decision":"allow"}. It
+// returns its URL and a function that stops it.
+func StartPolicyServer() (string, func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, fmt.Errorf("hgtarget: policy server: %w", err)
+	}
+	allow := []byte(`{"decision":"allow"}`)
+	srv := &fasthttp.Server{
+		Handler: func(ctx *fasthttp.RequestCtx) {
+			ctx.SetContentType("application/json")
+			ctx.SetBody(allow)
+		},
+		NoDefaultServerHeader: true,
+		Logger:                quiet{},
+	}
+	go func() { _ = srv.Serve(ln) }()
+	stop := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.ShutdownWithContext(ctx)
+	}
+	return "http://" + ln.Addr().String() + "/policy", stop, nil
+}
+
+type quiet struct{}
+
+func (quiet) Printf(string, ...any) {}
+
+// onceWriter writes each distinct text once: a note repeated for every
+// scenario is said once.
+func onceWriter(w io.Writer, seen *sync.Map) io.Writer {
+	if w == nil {
+		w = os.Stderr
+	}
+	return writerFunc(func(p []byte) (int, error) {
+		if _, dup := seen.LoadOrStore(string(p), true); dup {
+			return len(p), nil
+		}
+		return w.Write(p)
+	})
+}
+
+type writerFunc func(p []byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
