@@ -42,6 +42,12 @@ type Command struct {
 	Scenarios []Scenario
 	// Stdout receives the table; Stderr progress, notes and usage.
 	Stdout, Stderr io.Writer
+	// Report, when set, is called with the report once the run is over
+	// (after the table and the files), e.g. to print a summary of it.
+	Report func(*Report)
+	// DefaultScenarios replaces the default of --scenarios
+	// ("plain,stream,fixtures") when set; use "-" for none.
+	DefaultScenarios string
 }
 
 // Main parses args and runs: direct, the bare hop, c.Targets and those
@@ -51,7 +57,7 @@ func (c Command) Main(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		scenarios   = fs.String("scenarios", "plain,stream,fixtures", "comma-separated scenarios: plain, stream, fixtures (all recorded streams), "+fixtureNames()+", hooks (all hook scenarios), hooks-plain, hooks-stream, "+hookScenarioNames()+", all")
+		scenarios   = fs.String("scenarios", c.defaultScenarios(), "comma-separated scenarios: plain, stream, fixtures (all recorded streams), "+fixtureNames()+", hooks (all hook scenarios), hooks-plain, hooks-stream, "+hookScenarioNames()+", all")
 		requests    = fs.Int("requests", 1000, "at most this many rounds per phase (a round sends one request to every target)")
 		duration    = fs.Duration("duration", 10*time.Second, "at most this long per phase")
 		warmup      = fs.Int("warmup", 20, "rounds sent and discarded before each phase (negative: none)")
@@ -81,7 +87,7 @@ func (c Command) Main(ctx context.Context, args []string) error {
 
 	opts := Options{UpstreamLatency: *upLatency, ChunkInterval: *interval}
 	var scs []Scenario
-	if strings.TrimSpace(*scenarios) != "" {
+	if s := strings.TrimSpace(*scenarios); s != "" && s != "-" {
 		var err error
 		if scs, err = Scenarios(strings.Split(*scenarios, ","), opts); err != nil {
 			return err
@@ -155,7 +161,17 @@ func (c Command) Main(ctx context.Context, args []string) error {
 			fmt.Fprintf(stdout, "\nresults: %s\nchart:   %s\n", j, s)
 		}
 	}
+	if c.Report != nil {
+		c.Report(rep)
+	}
 	return err
+}
+
+func (c Command) defaultScenarios() string {
+	if c.DefaultScenarios != "" {
+		return c.DefaultScenarios
+	}
+	return "plain,stream,fixtures"
 }
 
 // rerender prints the table of a saved report and rewrites its SVG.

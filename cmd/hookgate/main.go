@@ -18,6 +18,8 @@ usage:
   hookgate serve --config FILE      run the proxy
   hookgate validate --config FILE   check a configuration; exits 1 listing every error
   hookgate demo                     run an offline demo (embedded mock upstream)
+  hookgate bench [--config FILE]    measure the latency hookgate and each hook of FILE add
+                                    (mock upstream on loopback; --help for the harness flags)
   hookgate version                  print the version
 `
 
@@ -40,6 +42,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runValidate(args[1:], stdout, stderr)
 	case "demo":
 		return runDemo(args[1:], stdout, stderr)
+	case "bench":
+		return runBench(args[1:], stdout, stderr)
 	case "audit":
 		return runAudit(args[1:], stdout, stderr)
 	case "version", "--version":
