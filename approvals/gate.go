@@ -240,3 +240,21 @@ func preview(input map[string]any) string {
 	}
 	return string(b)
 }
+
+// Janitor marks questions past their expiry as expired every interval,
+// for calls whose waiter is gone (a crash, a client that left), until ctx
+// ends.
+func (g *Gate) Janitor(ctx context.Context, interval time.Duration) {
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if _, err := g.store.ExpireConfirmations(ctx); err != nil && ctx.Err() == nil {
+				g.log.Warn("expiring approval questions", "err", err)
+			}
+		}
+	}
+}

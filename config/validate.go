@@ -75,6 +75,12 @@ func validate(c *Config, root *yaml.Node, ps *problems, lookup func(string) (str
 	default:
 		ps.add(lineOf(root, "log", "format"), "log.format", "want text or json, got %q", c.Log.Format)
 	}
+	for i, h := range c.Hooks {
+		if h.Handler.Type == "builtin" && h.Handler.Name == "approval" && len(c.Admin.Tokens) == 0 {
+			ps.add(h.Line, fmt.Sprintf("hooks[%d]", i), "an approval hook needs admin.token_env (or admin.tokens): without an admin token nobody could answer through the admin API")
+			break
+		}
+	}
 	ids := map[string]bool{}
 	for i, h := range c.Hooks {
 		path := fmt.Sprintf("hooks[%d]", i)

@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,6 +38,9 @@ func startStack(t *testing.T, extra string) *stack {
 // from the test's environment.
 func startApp(t *testing.T, doc string) *app.App {
 	t.Helper()
+	if !strings.Contains(doc, "\nstore:") {
+		doc += "store:\n  path: " + filepath.Join(t.TempDir(), "hookgate.db") + "\n"
+	}
 	cfg, err := config.Parse([]byte(doc), "e2e.yaml", os.LookupEnv)
 	if err != nil {
 		t.Fatalf("config: %v", err)

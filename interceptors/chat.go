@@ -55,6 +55,10 @@ type ChatOptions struct {
 	Send func(ctx context.Context, hookID, sessionID, text string) error
 	// Metrics counts judged tool calls and held ones. Nil counts nothing.
 	Metrics Metrics
+	// Admit is asked before a request's hooks run (the audit log must
+	// have room for their records); an error refuses the request with a
+	// 503. Nil admits every request.
+	Admit func(ctx context.Context) error
 	// Logger receives warnings. Nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -119,6 +123,12 @@ func (c *Chat) has(ev hooks.EventName) bool {
 func (c *Chat) Begin(ctx context.Context, req *Request) (Exchange, error) {
 	if !c.active() {
 		return &chatExchange{chat: c, body: req.Body}, nil
+	}
+	if c.opts.Admit != nil {
+		if err := c.opts.Admit(ctx); err != nil {
+			return nil, &RequestError{Status: 503, Type: "server_error", Code: "audit_unavailable",
+				Message: "hookgate cannot record hook decisions right now, so it runs no hooks and forwards nothing; retry shortly", Err: err}
+		}
 	}
 	view, err := providers.ParseChatRequest(req.Body)
 	if err != nil {

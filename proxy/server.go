@@ -119,6 +119,9 @@ func (s *Server) writeInterceptError(ctx *fasthttp.RequestCtx, err error) {
 			s.log.Warn("request answered by hookgate", "status", re.Status, "code", re.Code, "err", re.Err)
 		}
 		writeError(ctx, re.Status, re.Type, re.Code, re.Message)
+		if re.Status == fasthttp.StatusServiceUnavailable {
+			ctx.Response.Header.Set("Retry-After", "1")
+		}
 		return
 	}
 	s.log.Error("interceptor failed", "err", err)

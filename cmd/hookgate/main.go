@@ -4,6 +4,8 @@
 //	hookgate serve --config FILE      run the proxy
 //	hookgate validate --config FILE   check a configuration, listing every error
 //	hookgate demo                     an offline tour, nothing to configure
+//	hookgate audit --config FILE      list recorded hook executions
+//	hookgate approvals ...            answer approval questions
 package main
 
 import (
@@ -18,6 +20,9 @@ usage:
   hookgate serve --config FILE      run the proxy
   hookgate validate --config FILE   check a configuration; exits 1 listing every error
   hookgate demo                     run an offline demo (embedded mock upstream)
+  hookgate audit --config FILE      list recorded hook executions (see hookgate audit -h)
+  hookgate approvals list|approve|reject --config FILE [ID]
+                                    answer approval questions, also while hookgate is down
   hookgate bench [--config FILE]    measure the latency hookgate and each hook of FILE add
                                     (mock upstream on loopback; --help for the harness flags)
   hookgate version                  print the version
@@ -46,6 +51,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runBench(args[1:], stdout, stderr)
 	case "audit":
 		return runAudit(args[1:], stdout, stderr)
+	case "approvals":
+		return runApprovals(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "hookgate", version)
 		return 0

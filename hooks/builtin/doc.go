@@ -49,6 +49,7 @@ func Register(reg *hooks.Builtins) error {
 		{ResultTruncateName, NewResultTruncate},
 		{InjectContextName, NewInjectContext},
 		{DisclaimerName, NewDisclaimer},
+		{ApprovalName, NewApproval},
 	} {
 		if err := reg.Register(b.name, b.f); err != nil {
 			return err

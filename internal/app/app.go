@@ -16,9 +16,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/hookgate/hookgate/approvals"
 	"github.com/hookgate/hookgate/config"
-	"github.com/hookgate/hookgate/hooks"
-	"github.com/hookgate/hookgate/interceptors"
 	"github.com/hookgate/hookgate/proxy"
 )
 
@@ -27,52 +26,79 @@ type App struct {
 	Config   *config.Config
 	Registry *prometheus.Registry
 
-	recorder  hooks.Recorder
-	memory    interceptors.Memory
-	metrics   *proxy.Metrics
-	tools     *toolMetrics
-	current   atomic.Pointer[policy]
-	reloads   *prometheus.CounterVec
-	proxy     *proxy.Server
-	admin     *proxy.Admin
-	proxyLn   net.Listener
-	adminLn   net.Listener
-	log       *slog.Logger
-	serveErrs chan error
+	services    *services
+	persistence *Persistence
+	gate        *approvals.Gate
+	metrics     *proxy.Metrics
+	current     atomic.Pointer[policy]
+	stopJanitor context.CancelFunc
+	reloads     *prometheus.CounterVec
+	proxy       *proxy.Server
+	admin       *proxy.Admin
+	proxyLn     net.Listener
+	adminLn     net.Listener
+	log         *slog.Logger
+	serveErrs   chan error
 }
 
-// Build constructs hookgate for cfg without listening.
+// Build constructs hookgate for cfg without listening. It opens the store
+// (the audit log, session memory and approval questions live there).
 func Build(cfg *config.Config, log *slog.Logger) (*App, error) {
 	if log == nil {
 		log = slog.Default()
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	a := &App{
-		Config:    cfg,
-		Registry:  reg,
-		recorder:  newHookMetrics(reg, nil),
-		memory:    interceptors.NewLocalMemory(cfg.Interception.SessionTTL.D()),
-		metrics:   proxy.NewMetrics(reg),
-		tools:     newToolMetrics(reg),
-		admin:     proxy.NewAdmin(proxy.AdminOptions{Gatherer: reg, Tokens: adminTokens(cfg)}),
-		log:       log,
-		serveErrs: make(chan error, 2),
+	ctx := context.Background()
+	pers, err := OpenPersistence(ctx, cfg, reg, log)
+	if err != nil {
+		return nil, err
 	}
+	a := &App{
+		Config:      cfg,
+		Registry:    reg,
+		persistence: pers,
+		metrics:     proxy.NewMetrics(reg),
+		log:         log,
+		serveErrs:   make(chan error, 2),
+	}
+	a.gate = approvals.New(pers.Store, approvals.Options{Channels: channelsOf(a), Logger: log})
+	a.services = &services{
+		recorder: newHookMetrics(reg, pers.Audit),
+		memory:   pers.Memory,
+		tools:    newToolMetrics(reg),
+		approver: a.gate,
+		admit:    pers.Audit.Admit,
+	}
+	a.admin = proxy.NewAdmin(proxy.AdminOptions{Gatherer: reg, Tokens: adminTokens(cfg), Approvals: approvalDesk{a.gate}})
 	a.reloads = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "hookgate_config_reloads_total", Help: "Configuration reloads, applied or refused.",
 	}, []string{"result"})
 	reg.MustRegister(a.reloads)
-	pol, err := compilePolicy(cfg, log, a.recorder, a.memory, a.tools)
+	pol, err := compilePolicy(cfg, log, a.services)
 	if err != nil {
+		pers.Close(ctx)
 		return nil, err
 	}
 	if a.proxy, err = proxy.New(cfg, pol.proxyOptions(log, a.metrics)); err != nil {
 		pol.release()
+		pers.Close(ctx)
 		return nil, err
 	}
 	a.current.Store(pol)
+	a.hooksConfigured(pol)
+	jctx, stop := context.WithCancel(context.Background())
+	a.stopJanitor = stop
+	go a.gate.Janitor(jctx, time.Minute)
 	return a, nil
+}
+
+// hooksConfigured marks the audit records of hooks a configuration no
+// longer has (their hook_id becomes NULL; the records stay).
+func (a *App) hooksConfigured(pol *policy) {
+	if err := a.persistence.HooksConfigured(context.Background(), pol.engine.Hooks()); err != nil {
+		a.log.Warn("audit: records of removed hooks not detached", "err", err)
+	}
 }
 
 // Reload replaces the configuration of a running hookgate: the new one is
@@ -82,7 +108,7 @@ func Build(cfg *config.Config, log *slog.Logger) (*App, error) {
 // they started with. Listen addresses and limits.max_request_bytes only
 // change with a restart.
 func (a *App) Reload(cfg *config.Config) error {
-	pol, err := compilePolicy(cfg, a.log, a.recorder, a.memory, a.tools)
+	pol, err := compilePolicy(cfg, a.log, a.services)
 	if err != nil {
 		a.reloads.WithLabelValues("refused").Inc()
 		return err
@@ -93,6 +119,7 @@ func (a *App) Reload(cfg *config.Config) error {
 		return err
 	}
 	a.current.Store(pol)
+	a.hooksConfigured(pol)
 	a.reloads.WithLabelValues("applied").Inc()
 	return nil
 }
@@ -133,8 +160,13 @@ func (a *App) Shutdown(ctx context.Context) error {
 	if aerr := a.admin.Shutdown(); aerr != nil && err == nil {
 		err = aerr
 	}
+	a.stopJanitor()
 	if pol := a.current.Load(); pol != nil {
 		pol.release()
+	}
+	// After the engine is closed, so its last executions are queued.
+	if perr := a.persistence.Close(ctx); perr != nil && err == nil {
+		err = perr
 	}
 	return err
 }

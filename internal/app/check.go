@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -19,7 +20,10 @@ import (
 // their place.
 func Check(cfg *config.Config) error {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	pol, err := compilePolicy(cfg, quiet, nil, interceptors.NewLocalMemory(0), nil)
+	// The approval gate is stood in for: checking a configuration needs
+	// no store.
+	sv := &services{memory: interceptors.NewLocalMemory(0), approver: noApprover{}}
+	pol, err := compilePolicy(cfg, quiet, sv)
 	var lines []string
 	if err != nil {
 		var ces hooks.ConfigErrors
@@ -65,4 +69,12 @@ func hookProblem(cfg *config.Config, ce *hooks.ConfigError) string {
 		id = " " + ce.ID
 	}
 	return fmt.Sprintf("%s:%d: hooks[%d]%s: %v", file, ce.Line, ce.Index, id, ce.Err)
+}
+
+// noApprover stands in for the approval gate while a configuration is only
+// checked.
+type noApprover struct{}
+
+func (noApprover) Ask(context.Context, hooks.ApprovalQuestion) (hooks.ApprovalAnswer, error) {
+	return hooks.ApprovalAnswer{}, errors.New("no approval gate while checking a configuration")
 }

@@ -12,7 +12,7 @@ import (
 // buildEngine compiles the configured hooks with the built-in catalogue.
 // Prompt hooks reach the upstreams as judges: "" (the default) is the
 // first upstream.
-func buildEngine(cfg *config.Config, specs []hooks.Spec, log *slog.Logger, rec hooks.Recorder) (*hooks.Engine, error) {
+func buildEngine(cfg *config.Config, specs []hooks.Spec, log *slog.Logger, sv *services) (*hooks.Engine, error) {
 	reg := hooks.NewBuiltins()
 	if err := builtin.Register(reg); err != nil {
 		return nil, err
@@ -25,6 +25,6 @@ func buildEngine(cfg *config.Config, specs []hooks.Spec, log *slog.Logger, rec h
 			judges[""] = ep
 		}
 	}
-	deps := hooks.Deps{BaseDir: cfg.BaseDir, Judges: judges, Logger: log}
-	return hooks.Compile(specs, deps, hooks.Options{Recorder: rec, Builtins: reg})
+	deps := hooks.Deps{BaseDir: cfg.BaseDir, Judges: judges, Logger: log, Approver: sv.approver}
+	return hooks.Compile(specs, deps, hooks.Options{Recorder: sv.recorder, Builtins: reg})
 }

@@ -29,7 +29,7 @@ type policy struct {
 // compilePolicy builds the policy of cfg. An error in the operator's own
 // hooks fails it; an error in a tenant's hooks file only sets that tenant
 // aside.
-func compilePolicy(cfg *config.Config, log *slog.Logger, rec hooks.Recorder, memory interceptors.Memory, tools *toolMetrics) (*policy, error) {
+func compilePolicy(cfg *config.Config, log *slog.Logger, sv *services) (*policy, error) {
 	chans, err := channels.New(cfg.Channels)
 	if err != nil {
 		return nil, err
@@ -50,7 +50,7 @@ func compilePolicy(cfg *config.Config, log *slog.Logger, rec hooks.Recorder, mem
 		for _, t := range cfg.Tenants {
 			all = append(all, tenantSpecs[t.ID]...)
 		}
-		engine, err := buildEngine(cfg, all, log, rec)
+		engine, err := buildEngine(cfg, all, log, sv)
 		if err == nil {
 			p.engine = engine
 			p.active = len(all) > 0
@@ -82,10 +82,11 @@ func compilePolicy(cfg *config.Config, log *slog.Logger, rec hooks.Recorder, mem
 	for id, err := range p.tenantErrors {
 		log.Error("tenant policy refused; its requests get 503 until it is fixed", "tenant", id, "err", err)
 	}
-	opts := chatOptions(cfg, p.engine, memory, log)
+	opts := chatOptions(cfg, p.engine, sv.memory, log)
 	opts.Send = p.send
-	if tools != nil {
-		opts.Metrics = tools.withConfig(cfg)
+	opts.Admit = sv.admit
+	if sv.tools != nil {
+		opts.Metrics = sv.tools.withConfig(cfg)
 	}
 	p.chat = interceptors.NewChat(opts)
 	return p, nil

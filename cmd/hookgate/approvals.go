@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/user"
+	"time"
+
+	"github.com/hookgate/hookgate/approvals"
+	"github.com/hookgate/hookgate/internal/app"
+	"github.com/hookgate/hookgate/store"
+)
+
+const approvalsUsage = `usage: hookgate approvals list    --config FILE [--status pending|approved|rejected|expired|all] [--json]
+       hookgate approvals approve --config FILE [--by NAME] ID
+       hookgate approvals reject  --config FILE [--by NAME] ID
+
+Answers approval questions by writing to the store directly, so it works
+while hookgate is down: a call retried after a restart finds the answer.
+--by defaults to "cli:<your user name>".
+`
+
+func runApprovals(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, approvalsUsage)
+		return 2
+	}
+	verb := args[0]
+	fs := flag.NewFlagSet("approvals "+verb, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, approvalsUsage); fs.PrintDefaults() }
+	path := fs.String("config", "hookgate.yaml", "configuration file (its store section is read)")
+	status := fs.String("status", "pending", "list: which questions (all for every status)")
+	asJSON := fs.Bool("json", false, "list: print JSON")
+	by := fs.String("by", defaultApprover(), "approve/reject: the name recorded as who answered")
+	if err := fs.Parse(args[1:]); err != nil {
+		return 2
+	}
+	cfg, err := loadStoreConfig(*path)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	opts := app.StoreOptions(cfg, nil)
+	if opts.Driver == store.SQLite && opts.Path != store.MemoryPath {
+		if _, err := os.Stat(opts.Path); err != nil {
+			fmt.Fprintf(stderr, "hookgate approvals: no store at %s (store.path): %v\n", opts.Path, err)
+			return 1
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	st, err := app.OpenStore(ctx, cfg, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	if err != nil {
+		fmt.Fprintf(stderr, "hookgate approvals: %v\n", err)
+		return 1
+	}
+	defer st.Close()
+
+	switch verb {
+	case "list":
+		if fs.NArg() != 0 {
+			fmt.Fprint(stderr, approvalsUsage)
+			return 2
+		}
+		if *status == "all" {
+			*status = ""
+		}
+		rows, err := st.ListConfirmations(ctx, store.ConfirmationStatus(*status), 0)
+		if err != nil {
+			fmt.Fprintf(stderr, "hookgate approvals: %v\n", err)
+			return 1
+		}
+		if *asJSON {
+			out := make([]map[string]any, len(rows))
+			for i, c := range rows {
+				out[i] = approvals.Describe(c)
+			}
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(out); err != nil {
+				return 1
+			}
+			return 0
+		}
+		for _, c := range rows {
+			fmt.Fprintln(stdout, approvals.String(c))
+		}
+		if len(rows) == 0 {
+			fmt.Fprintln(stderr, "no approval questions")
+		}
+		return 0
+	case "approve", "reject":
+		if fs.NArg() != 1 {
+			fmt.Fprint(stderr, approvalsUsage)
+			return 2
+		}
+		c, err := approvals.Decide(ctx, st, fs.Arg(0), verb == "approve", *by)
+		if err != nil {
+			fmt.Fprintf(stderr, "hookgate approvals %s: %v\n", verb, err)
+			return 1
+		}
+		fmt.Fprintln(stdout, approvals.String(c), "by", c.RespondedBy)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "hookgate approvals: unknown verb %q\n\n%s", verb, approvalsUsage)
+		return 2
+	}
+}
+
+func defaultApprover() string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return "cli:" + u.Username
+	}
+	return "cli"
+}
