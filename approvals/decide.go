@@ -105,6 +105,8 @@ func Describe(c store.Confirmation) map[string]any {
 	}
 	if !c.RespondedAt.IsZero() {
 		out["responded_at"] = c.RespondedAt
+	}
+	if c.RespondedBy != "" {
 		out["responded_by"] = c.RespondedBy
 	}
 	return out

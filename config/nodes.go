@@ -83,6 +83,10 @@ func lineOf(root *yaml.Node, path ...any) int {
 // yamlLine extracts "line N" from a yaml error message.
 var yamlLine = regexp.MustCompile(`line (\d+)`)
 
+// leadingLine is the "line N: " that starts a yaml message (the problem
+// carries the line itself).
+var leadingLine = regexp.MustCompile(`^line \d+: `)
+
 // unknownField rewrites yaml's "field x not found in type config.Config".
 var unknownField = regexp.MustCompile(`field (\S+) not found in type \S+`)
 
@@ -100,8 +104,7 @@ func decodeProblems(err error, ps *problems) {
 			line, _ = strconv.Atoi(sub[1])
 		}
 		m = strings.TrimPrefix(m, "yaml: ")
-		m = yamlLine.ReplaceAllString(m, "")
-		m = strings.TrimLeft(m, ": ")
+		m = leadingLine.ReplaceAllString(m, "")
 		m = unknownField.ReplaceAllString(m, `unknown key "$1" (check its spelling)`)
 		ps.add(line, "", "%s", m)
 	}

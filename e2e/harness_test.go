@@ -60,16 +60,11 @@ func startApp(t *testing.T, doc string) *app.App {
 // status, headers and the whole response body as bytes.
 func rawPost(t *testing.T, base, path string, body []byte, header map[string]string) (int, http.Header, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, base+path, bytes.NewReader(body))
+	req, err := newPost(base+path, body, header)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	client := &http.Client{Timeout: 30 * time.Second}
-	resp, err := client.Do(req)
+	resp, err := httpClient().Do(req)
 	if err != nil {
 		t.Fatalf("POST %s: %v", path, err)
 	}
@@ -88,3 +83,19 @@ func writeExecutable(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// newPost builds a JSON POST with extra headers.
+func newPost(url string, body []byte, header map[string]string) (*http.Request, error) {
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	return req, nil
+}
+
+// httpClient is the plain client of these tests.
+func httpClient() *http.Client { return &http.Client{Timeout: 30 * time.Second} }
