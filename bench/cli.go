@@ -70,6 +70,7 @@ func (c Command) Main(ctx context.Context, args []string) error {
 		out         = fs.String("out", "bench/results", "directory for the JSON results and the SVG chart (empty: write none)")
 		noHop       = fs.Bool("no-bare-hop", false, "leave the bare hop out")
 		cpuProfile  = fs.String("cpuprofile", "", "write a CPU profile of the whole run (generator, mock and in-process targets) to this file")
+		saturate    = fs.Int("saturate", 0, "also measure each target alone with this many closed-loop workers, for --duration per scenario and target (throughput at saturation)")
 		from        = fs.String("from", "", "run nothing: print the table of a saved results JSON and redraw its chart beside it")
 		targets     targetFlags
 	)
@@ -125,8 +126,8 @@ func (c Command) Main(ctx context.Context, args []string) error {
 		}
 		cfg.Loads = append(cfg.Loads, Load{Rate: v})
 	}
-	if len(cfg.Loads) == 0 {
-		return errors.New(name + ": nothing to run: --concurrency 0 and no --rates")
+	if len(cfg.Loads) == 0 && *saturate <= 0 {
+		return errors.New(name + ": nothing to run: --concurrency 0, no --rates and no --saturate")
 	}
 	if *mockAddr == "" && len(targets) > 0 {
 		fmt.Fprintf(stderr, "%s: warning: --target without --mock-addr: the target cannot know where the mock listens\n", name)
@@ -144,9 +145,25 @@ func (c Command) Main(ctx context.Context, args []string) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	rep, err := Run(ctx, cfg)
-	if rep == nil {
-		return err
+	var rep *Report
+	var err error
+	if len(cfg.Loads) > 0 {
+		rep, err = Run(ctx, cfg)
+		if rep == nil {
+			return err
+		}
+	} else {
+		cfg.defaults()
+		rep = newReport(cfg)
+		for i := range cfg.Scenarios {
+			sc := &cfg.Scenarios[i]
+			rep.Scenarios = append(rep.Scenarios, ScenarioInfo{Name: sc.Name, Description: sc.Description, Streamed: sc.Streamed(), Hooks: sc.Hooks})
+		}
+	}
+	if *saturate > 0 && err == nil {
+		rep.Saturation, err = RunSaturation(ctx, cfg, *saturate)
+		rep.Finished = time.Now()
+		rep.Machine.LoadAvgEnd = loadAvg()
 	}
 	rep.Command = name + " " + strings.Join(args, " ")
 	if werr := rep.WriteTable(stdout); werr != nil && err == nil {

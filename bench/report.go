@@ -28,6 +28,8 @@ type Report struct {
 	Settings  Settings       `json:"settings"`
 	Scenarios []ScenarioInfo `json:"scenarios"`
 	Phases    []Phase        `json:"phases"`
+	// Saturation holds the --saturate phases: each target alone.
+	Saturation []Saturation `json:"saturation,omitempty"`
 }
 
 // Machine describes where the run happened.
@@ -254,6 +256,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 				fmt.Fprintf(bw, "   %s error ×%d: %s\n", t.Name, n, msg)
 			}
 		}
+	}
+	if err := WriteSaturationTable(bw, r.Saturation); err != nil {
+		return err
 	}
 	return bw.Flush()
 }

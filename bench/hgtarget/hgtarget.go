@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -93,7 +94,16 @@ func Start(o Options, upstreamURL string, sc *bench.Scenario) (string, func(), e
 		stops = append(stops, stop)
 		vars[bench.PolicyURLVar] = url
 	}
+	storeDir, err := os.MkdirTemp("", "hookgate-bench-store-")
+	if err != nil {
+		stopAll()
+		return "", nil, fmt.Errorf("hgtarget: %w", err)
+	}
+	stops = append(stops, func() { _ = os.RemoveAll(storeDir) })
 	doc, err := Document(o.Base, upstreamURL, sc.Hooks, notes(o))
+	if err == nil {
+		doc, err = WithStore(doc, filepath.Join(storeDir, "hookgate.db"), notes(o))
+	}
 	if err != nil {
 		stopAll()
 		return "", nil, fmt.Errorf("hgtarget: scenario %s: %w", sc.Name, err)
@@ -192,6 +202,29 @@ func Document(base []byte, upstreamURL, hooksYAML string, notes io.Writer) ([]by
 		hooksNode = hn.Content[0]
 	}
 	setKey(root, "hooks", hooksNode)
+	return yaml.Marshal(&doc)
+}
+
+// WithStore points the store of a configuration document at a SQLite file
+// of the benchmark's own, so that a benchmark never writes audit records
+// or sessions into the operator's store (nor leaves a hookgate.db in the
+// working directory). The audit settings stay as they were: hookgate pays
+// for its audit trail while measured, as it does in service.
+func WithStore(docYAML []byte, path string, notes io.Writer) ([]byte, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(docYAML, &doc); err != nil {
+		return nil, err
+	}
+	root := doc.Content[0]
+	if st := getKey(root, "store"); st != nil && st.Kind == yaml.MappingNode {
+		if d := getKey(st, "driver"); d != nil && d.Value == "postgres" {
+			fmt.Fprintln(notes, "note: the configuration's PostgreSQL store is replaced by a temporary SQLite file for the benchmark")
+		}
+	}
+	st := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	setKey(st, "driver", scalar("sqlite"))
+	setKey(st, "path", scalar(path))
+	setKey(root, "store", st)
 	return yaml.Marshal(&doc)
 }
 
