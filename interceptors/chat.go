@@ -11,9 +11,9 @@ import (
 	"github.com/hookgate/hookgate/providers"
 )
 
-// ChatOptions configure the chat-completions interceptor. Every field says
+// Options configure the chat-completions interceptor. Every field says
 // what its zero value means.
-type ChatOptions struct {
+type Options struct {
 	// Engine runs the hooks. Nil (or an engine without hooks) relays
 	// traffic untouched.
 	Engine *hooks.Engine
@@ -75,7 +75,7 @@ type Metrics interface {
 
 // Chat reads OpenAI chat-completions traffic (/v1/chat/completions).
 type Chat struct {
-	opts ChatOptions
+	opts Options
 	log  *slog.Logger
 }
 
@@ -84,7 +84,7 @@ var _ Interceptor = (*Chat)(nil)
 const defaultBlockTemplate = "[hookgate] tool call {{tool}} blocked by {{hook}}: {{reason}}"
 
 // NewChat returns the chat-completions interceptor.
-func NewChat(opts ChatOptions) *Chat {
+func NewChat(opts Options) *Chat {
 	if opts.Memory == nil {
 		opts.Memory = NewLocalMemory(24 * time.Hour)
 	}
@@ -142,15 +142,24 @@ func (c *Chat) Begin(ctx context.Context, req *Request) (Exchange, error) {
 		return nil, &RequestError{Status: 400, Type: "invalid_request_error", Code: "legacy_functions_unsupported",
 			Message: "the deprecated \"functions\" parameter is not supported behind hookgate's tool policy; use \"tools\""}
 	}
-	x := &chatExchange{chat: c, body: req.Body, view: view, hooked: true, id: c.identify(req, view)}
-	if err := x.prepareRequest(ctx); err != nil {
+	x := &chatExchange{chat: c, body: req.Body, view: view, hooked: true}
+	x.engine = c.opts.Engine
+	x.id = c.identify(req, view.User, view.Model, view.SystemText, firstUser(view))
+	body, blocked, err := c.prepareTurn(ctx, &x.exchangeState, chatTurn(view), chatEditor{}, req.Body)
+	switch {
+	case err != nil:
 		return nil, err
+	case blocked != "":
+		x.reply = x.blockedReply(blocked)
+	default:
+		x.body = body
 	}
 	return x, nil
 }
 
-// identify works out who the request comes from.
-func (c *Chat) identify(req *Request, view *providers.ChatRequest) *identity {
+// identify works out who the request comes from: the session header, or
+// a fingerprint of tenant, system text and first user message.
+func (c *Chat) identify(req *Request, user, model, system, first string) *identity {
 	header := func(name string) string {
 		if name == "" || req.Header == nil {
 			return ""
@@ -162,23 +171,16 @@ func (c *Chat) identify(req *Request, view *providers.ChatRequest) *identity {
 		parent:   header(c.opts.ParentHeader),
 		agent:    req.Agent,
 		bypass:   req.Bypass,
-		user:     view.User,
+		user:     user,
 		provider: req.Provider,
-		model:    view.Model,
+		model:    model,
 		tenant:   req.Tenant,
 	}
 	if id.agent == "" {
 		id.agent = header(c.opts.AgentHeader)
 	}
 	if id.session == "" {
-		first := ""
-		for _, m := range view.Messages {
-			if m.Role == "user" {
-				first = m.Content
-				break
-			}
-		}
-		id.session = fingerprintSession(id.tenant, view.SystemText, first)
+		id.session = fingerprintSession(id.tenant, system, first)
 	}
 	md := map[string]any{"route": req.Route}
 	for _, h := range c.opts.MetadataHeaders {
@@ -196,27 +198,9 @@ type chatExchange struct {
 	body   []byte
 	view   *providers.ChatRequest
 	hooked bool
-	id     *identity
 	reply  *Reply
 	resend func(ctx context.Context, body []byte) (io.ReadCloser, error)
-
-	// hookTime is time spent waiting for hooks on the request and on a
-	// plain response; work is time spent relaying a stream (hooks run
-	// beside it and are not counted).
-	hookTime time.Duration
-	work     time.Duration
-}
-
-// Timing reports the time the exchange waited for hooks and the time it
-// spent working on a stream itself, for hookgate_overhead_seconds.
-func (x *chatExchange) Timing() (hooks, work time.Duration) { return x.hookTime, x.work }
-
-// dispatch runs an event's hooks and adds their time to the exchange's.
-func (x *chatExchange) dispatch(ctx context.Context, ev *hooks.Event) hooks.Outcome {
-	start := time.Now()
-	out := x.chat.opts.Engine.Dispatch(ctx, ev)
-	x.hookTime += time.Since(start)
-	return out
+	exchangeState
 }
 
 func (x *chatExchange) Body() []byte  { return x.body }

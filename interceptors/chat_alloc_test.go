@@ -58,7 +58,7 @@ func TestRelayAllocsPerChunk(t *testing.T) {
 		{"pre_tool_use script hook, text chunks", allowScripts(1), 1.5},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			chat := NewChat(ChatOptions{Engine: compileHooks(t, c.hooks)})
+			chat := NewChat(Options{Engine: compileHooks(t, c.hooks)})
 			per := allocsPerChunk(t, chat, textStream(100), textStream(2100))
 			t.Logf("%s: %.2f allocations per text chunk (issue 8 target 0; ceiling here %v)", c.name, per, c.max)
 			if per > c.max+0.05 {
@@ -97,7 +97,7 @@ func TestRelayHeapFlatOverLongStream(t *testing.T) {
 		{"pre_tool_use script hook", allowScripts(1), 2*maxAnswerText + 256<<10},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			chat := NewChat(ChatOptions{Engine: compileHooks(t, c.hooks)})
+			chat := NewChat(Options{Engine: compileHooks(t, c.hooks)})
 			stream := textStream(events)
 			var samples []uint64
 			r := &eventReader{events: stream, each: func(i int) {

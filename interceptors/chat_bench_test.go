@@ -117,7 +117,7 @@ func BenchmarkRelayStream(b *testing.B) {
 		{"script10/tools-2x4", allowScripts(10), toolStream(8, 2, 4)},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			chat := NewChat(ChatOptions{Engine: compileHooks(b, c.hooks)})
+			chat := NewChat(Options{Engine: compileHooks(b, c.hooks)})
 			r := &eventReader{events: c.events}
 			var sink discardSink
 			size := 0
@@ -145,7 +145,7 @@ func BenchmarkSessionContextRewrite(b *testing.B) {
   event: session_start
   handler: {type: script, source: 'function handle(e) { return {decision: "allow", additionalContext: "You work for Example Corp. Production is read-only this week."}; }'}
 `)
-	chat := NewChat(ChatOptions{Engine: e})
+	chat := NewChat(Options{Engine: e})
 	req := &Request{Route: "/v1/chat/completions", Body: []byte(benchStreamRequest)}
 	ex, err := chat.Begin(context.Background(), req)
 	if err != nil {

@@ -39,7 +39,7 @@ func engineFor(t *testing.T, doc string) *hooks.Engine {
 // relay runs a stream body through a chat exchange under the engine.
 func relay(t *testing.T, e *hooks.Engine, stream string) string {
 	t.Helper()
-	c := NewChat(ChatOptions{Engine: e})
+	c := NewChat(Options{Engine: e})
 	ex, err := c.Begin(context.Background(), &Request{Route: "/v1/chat/completions", Body: []byte(`{"model":"m","stream":true,"messages":[{"role":"user","content":"go"}]}`)})
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +154,7 @@ func TestTruncatedStreamNeverEmitsTheHeldCall(t *testing.T) {
 `)
 	stream := chunkLine(`{"content":"Sure. "}`, "null") +
 		chunkLine(`{"tool_calls":[{"index":0,"id":"a","type":"function","function":{"name":"exec","arguments":"{\"command\":\"ls\"}"}}]}`, "null")
-	c := NewChat(ChatOptions{Engine: e})
+	c := NewChat(Options{Engine: e})
 	ex, _ := c.Begin(context.Background(), &Request{Body: []byte(`{"model":"m","messages":[]}`)})
 	var out bufferSink
 	err := ex.RelayStream(context.Background(), strings.NewReader(stream), &out)

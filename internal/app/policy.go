@@ -145,9 +145,9 @@ func (p *policy) proxyOptions(log *slog.Logger, metrics *proxy.Metrics) proxy.Op
 	}
 }
 
-func chatOptions(cfg *config.Config, engine *hooks.Engine, memory interceptors.Memory, log *slog.Logger) interceptors.ChatOptions {
+func chatOptions(cfg *config.Config, engine *hooks.Engine, memory interceptors.Memory, log *slog.Logger) interceptors.Options {
 	ic := cfg.Interception
-	return interceptors.ChatOptions{
+	return interceptors.Options{
 		Engine:                 engine,
 		Memory:                 memory,
 		MaxEventBytes:          int(cfg.Limits.MaxEventBytes),

@@ -1,0 +1,163 @@
+package interceptors
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hookgate/hookgate/hooks"
+)
+
+// turn is one request of an agent loop, read out of any wire format: what
+// the request-side events need to know. Positions are those of the
+// format's own message list, so a turnEditor can find them again.
+type turn struct {
+	// HasAssistant reports an assistant message in the history: the
+	// session has begun.
+	HasAssistant bool
+	// Users are the user messages (position and text), in order; the last
+	// one is the newest prompt.
+	Users []turnMessage
+	// Results are the tool results the agent sends back, in order.
+	Results []turnResult
+	// Calls are the tool calls of the history, by id.
+	Calls map[string]turnCall
+}
+
+type turnMessage struct {
+	Pos  int
+	Text string
+}
+
+type turnResult struct {
+	CallID  string
+	Content string
+}
+
+type turnCall struct {
+	Name      string
+	Arguments string
+}
+
+// turnEditor applies the hooks' contributions to a request body of one
+// wire format. Every edit returns a new body and keeps the rest of it.
+type turnEditor interface {
+	ReplaceToolResult(body []byte, callID, content string) ([]byte, error)
+	AppendToMessage(body []byte, pos int, text string) ([]byte, error)
+	InjectSystem(body []byte, text string, afterAgentSystem bool) ([]byte, error)
+}
+
+// prepareTurn fires the request-side events (subagent_start,
+// session_start, user_prompt_submit, post_tool_use) once per session and
+// re-applies what they contributed, so that the body sent upstream carries
+// the same context on every resend of the history. A non-empty blocked is
+// the text to answer the agent with instead of forwarding.
+func (c *Chat) prepareTurn(ctx context.Context, x *exchangeState, t *turn, ed turnEditor, body []byte) (out []byte, blocked string, err error) {
+	sess := c.opts.Memory.Lock(x.id.session)
+	defer c.opts.Memory.Unlock(sess)
+	fresh := !t.HasAssistant
+
+	if x.id.parent != "" && fresh && !sess.SubagentStarted && c.has(hooks.SubagentStart) {
+		o := x.dispatch(ctx, x.id.event(hooks.SubagentStart, "start"))
+		if o.Blocked() {
+			return nil, fmt.Sprintf("[hookgate] subagent blocked by %s: %s", o.HookID, o.Reason), nil
+		}
+		sess.SubagentStarted = true
+	}
+
+	if fresh && !sess.Started {
+		if c.has(hooks.SessionStart) {
+			o := x.dispatch(ctx, x.id.event(hooks.SessionStart, "start"))
+			if o.Failed() {
+				return nil, "", hookFailed(o)
+			}
+			sess.Context = o.Context
+		}
+		sess.Started = true
+	}
+
+	if n := len(t.Users); n > 0 && c.has(hooks.UserPromptSubmit) {
+		key := promptKey(n-1, t.Users[n-1].Text)
+		if _, fired := sess.Prompts[key]; !fired {
+			ev := x.id.event(hooks.UserPromptSubmit, key)
+			ev.Prompt = t.Users[n-1].Text
+			o := x.dispatch(ctx, ev)
+			if o.Blocked() {
+				// Not remembered: the same prompt sent again is judged again.
+				return nil, o.Reason, nil
+			}
+			sess.Prompts[key] = o.Context
+		}
+	}
+
+	if c.has(hooks.PostToolUse) {
+		for _, r := range t.Results {
+			if _, fired := sess.Results[r.CallID]; fired || r.CallID == "" {
+				continue
+			}
+			o := x.dispatch(ctx, toolResultEvent(x.id, t, r))
+			if o.Failed() {
+				return nil, "", hookFailed(o)
+			}
+			sess.Results[r.CallID] = o.ToolResult
+		}
+	}
+
+	out, err = c.reapply(t, ed, body, sess)
+	if err != nil {
+		return nil, "", &RequestError{Status: 500, Type: "server_error", Code: "hookgate_error", Message: "hookgate could not apply the hooks' context to the request", Err: err}
+	}
+	return out, "", nil
+}
+
+// toolResultEvent builds post_tool_use for a tool result, with the call's
+// name and input found in the history.
+func toolResultEvent(id *identity, t *turn, r turnResult) *hooks.Event {
+	ev := id.event(hooks.PostToolUse, r.CallID)
+	ev.ToolCallID = r.CallID
+	content := r.Content
+	ev.ToolResult = &content
+	if call, ok := t.Calls[r.CallID]; ok {
+		ev.ToolName = call.Name
+		if in, err := decodeObject([]byte(call.Arguments)); err == nil {
+			ev.ToolInput = in
+		}
+	}
+	return ev
+}
+
+// reapply edits the request body with everything the session's hooks
+// contributed: rewritten tool results, context added to user prompts and
+// the session context. Positions come from the turn, so messages are
+// edited before the system text is inserted.
+func (c *Chat) reapply(t *turn, ed turnEditor, body []byte, sess *Session) ([]byte, error) {
+	var err error
+	for _, r := range t.Results {
+		if rw := sess.Results[r.CallID]; rw != nil && *rw != r.Content {
+			if body, err = ed.ReplaceToolResult(body, r.CallID, *rw); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(sess.Prompts) > 0 {
+		for i, m := range t.Users {
+			if added := sess.Prompts[promptKey(i, m.Text)]; added != "" {
+				if body, err = ed.AppendToMessage(body, m.Pos, "\n\n"+added); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	if sess.Context != "" {
+		if body, err = ed.InjectSystem(body, sess.Context, c.opts.ContextAfterSystem); err != nil {
+			return nil, err
+		}
+	}
+	return body, nil
+}
+
+// hookFailed is the answer when a contributing hook failed under
+// on_timeout: fail: the request does not go on without its contribution.
+func hookFailed(out hooks.Outcome) error {
+	return &RequestError{Status: 503, Type: "server_error", Code: "hook_failed",
+		Message: fmt.Sprintf("hook %s failed and its contribution is required (on_timeout: fail): %s", out.HookID, out.Reason), Err: out.Cause}
+}
