@@ -110,6 +110,50 @@ CREATE TABLE IF NOT EXISTS sessions (
 CREATE INDEX IF NOT EXISTS sessions_expires ON sessions (expires_at);
 `,
 	},
+	{
+		version: 2,
+		name:    "tool_calls, tenant_settings",
+		sqlite: `
+CREATE TABLE IF NOT EXISTS tool_calls (
+	id           TEXT PRIMARY KEY,
+	tenant       TEXT NOT NULL DEFAULT '',
+	session_id   TEXT NOT NULL,
+	tool         TEXT NOT NULL,
+	args_hash    TEXT NOT NULL,
+	result_bytes INTEGER NOT NULL,
+	latency_ms   REAL,
+	created_at   TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tool_calls_session ON tool_calls (session_id, created_at);
+
+CREATE TABLE IF NOT EXISTS tenant_settings (
+	tenant     TEXT PRIMARY KEY,
+	read_only  INTEGER NOT NULL,
+	updated_at TEXT NOT NULL,
+	updated_by TEXT NOT NULL
+);
+`,
+		postgres: `
+CREATE TABLE IF NOT EXISTS tool_calls (
+	id           text PRIMARY KEY,
+	tenant       text NOT NULL DEFAULT '',
+	session_id   text NOT NULL,
+	tool         text NOT NULL,
+	args_hash    text NOT NULL,
+	result_bytes bigint NOT NULL,
+	latency_ms   double precision,
+	created_at   timestamptz NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tool_calls_session ON tool_calls (session_id, created_at);
+
+CREATE TABLE IF NOT EXISTS tenant_settings (
+	tenant     text PRIMARY KEY,
+	read_only  boolean NOT NULL,
+	updated_at timestamptz NOT NULL,
+	updated_by text NOT NULL
+);
+`,
+	},
 }
 
 // migrateLockKey serialises migrations between instances sharing a
