@@ -35,10 +35,11 @@ const DefaultPoll = 500 * time.Millisecond
 
 // Gate asks and answers approval questions.
 type Gate struct {
-	store    *store.Store
-	channels func() map[string]channels.Channel
-	poll     time.Duration
-	log      *slog.Logger
+	store         *store.Store
+	channels      func() map[string]channels.Channel
+	tenantChannel func(string) string
+	poll          time.Duration
+	log           *slog.Logger
 
 	mu      sync.Mutex
 	waiters map[string][]chan struct{}
@@ -52,6 +53,9 @@ type Options struct {
 	// means no channel: questions are answered through the admin API or
 	// the command line only.
 	Channels func() map[string]channels.Channel
+	// TenantChannel names a tenant's own channel for its questions (""
+	// keeps the hook's). Nil: every question goes to the hook's channel.
+	TenantChannel func(tenant string) string
 	// Poll is DefaultPoll when zero.
 	Poll   time.Duration
 	Logger *slog.Logger
@@ -59,7 +63,7 @@ type Options struct {
 
 // New returns a gate on st.
 func New(st *store.Store, opts Options) *Gate {
-	g := &Gate{store: st, channels: opts.Channels, poll: opts.Poll, log: opts.Logger, waiters: map[string][]chan struct{}{}}
+	g := &Gate{store: st, channels: opts.Channels, tenantChannel: opts.TenantChannel, poll: opts.Poll, log: opts.Logger, waiters: map[string][]chan struct{}{}}
 	if g.poll <= 0 {
 		g.poll = DefaultPoll
 	}
@@ -87,6 +91,11 @@ type payload struct {
 // call, posts a card when the question is new, and waits for its end.
 func (g *Gate) Ask(ctx context.Context, q hooks.ApprovalQuestion) (hooks.ApprovalAnswer, error) {
 	ev := q.Event
+	if g.tenantChannel != nil && ev.Tenant != "" {
+		if own := g.tenantChannel(ev.Tenant); own != "" {
+			q.Channel = own // a tenant's questions go to its own group
+		}
+	}
 	argsHash, err := store.InputHash(ev.ToolInput)
 	if err != nil {
 		return hooks.ApprovalAnswer{}, fmt.Errorf("approval: hashing the arguments: %w", err)

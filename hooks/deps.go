@@ -3,6 +3,7 @@ package hooks
 import (
 	"context"
 	"log/slog"
+	"time"
 )
 
 // Deps is what the wiring hands to handler constructors.
@@ -23,6 +24,32 @@ type Deps struct {
 	// Approver is the human approval gate the `approval` built-in asks.
 	// Nil means there is none: such an entry is a configuration error.
 	Approver Approver
+	// ToolCalls keeps the record of tool calls (the audit_log built-in);
+	// Messenger sends messages to channels (the notify built-in). Nil
+	// means there is none: such entries are configuration errors.
+	ToolCalls ToolCallRecorder
+	Messenger Messenger
+}
+
+// ToolCallRecorder keeps the record of a tool call whose result came
+// back. It must not block the caller for long: the wiring queues it.
+type ToolCallRecorder interface {
+	RecordToolCall(r ToolCallRecord)
+}
+
+// ToolCallRecord is one tool call and its result, as audit_log sees it.
+type ToolCallRecord struct {
+	Tenant, SessionID, ToolCallID, Tool string
+	Input                               map[string]any
+	ResultBytes                         int
+	// CalledAt is when the call reached the agent; zero when unknown.
+	CalledAt time.Time
+}
+
+// Messenger sends a plain message to a configured channel by name ("" is
+// the operator's first channel).
+type Messenger interface {
+	SendMessage(ctx context.Context, channel, text string) error
 }
 
 // ReadOnlyState reports the run-time read-only switch of a tenant, or of

@@ -75,8 +75,9 @@ type Metrics interface {
 
 // Chat reads OpenAI chat-completions traffic (/v1/chat/completions).
 type Chat struct {
-	opts Options
-	log  *slog.Logger
+	opts  Options
+	log   *slog.Logger
+	clock *callClock
 }
 
 var _ Interceptor = (*Chat)(nil)
@@ -94,7 +95,7 @@ func NewChat(opts Options) *Chat {
 	if opts.Heartbeat <= 0 {
 		opts.Heartbeat = 5 * time.Second
 	}
-	c := &Chat{opts: opts, log: opts.Logger}
+	c := &Chat{opts: opts, log: opts.Logger, clock: newCallClock(1 << 16)}
 	if c.log == nil {
 		c.log = slog.Default()
 	}
@@ -210,7 +211,8 @@ func (x *chatExchange) Reply() *Reply { return x.reply }
 // and whether a stream's end must be handled (pre_response, stop).
 func (x *chatExchange) watchesResponse() bool {
 	c := x.chat
-	return x.hooked && (c.has(hooks.PreToolUse) || c.has(hooks.PreResponse) || c.has(hooks.Stop) || c.has(hooks.SubagentStop))
+	// post_tool_use needs to know when each call reached the agent.
+	return x.hooked && (c.has(hooks.PreToolUse) || c.has(hooks.PostToolUse) || c.has(hooks.PreResponse) || c.has(hooks.Stop) || c.has(hooks.SubagentStop))
 }
 
 func (x *chatExchange) RelayStream(ctx context.Context, upstream io.Reader, client Sink) error {

@@ -40,6 +40,9 @@ func (x *chatExchange) finishPlainAttempt(ctx context.Context, body, reqBody []b
 		x.hookTime += time.Since(started)
 		for i, tc := range ch.ToolCalls {
 			x.countToolCall(tc.Name, verdicts[i].Decision)
+			if verdicts[i].Decision != hooks.Block {
+				x.chat.clock.issued(x.id.session, tc.ID)
+			}
 		}
 		var blocked []int
 		var notes []string

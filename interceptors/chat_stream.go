@@ -603,6 +603,7 @@ func (s *chatStream) emitCall(c *heldCall) (bool, error) {
 	c.emitted = true
 	s.x.held(-1)
 	s.x.countToolCall(c.name, c.v.Decision)
+	s.x.chat.clock.issued(s.x.id.session, c.id)
 	index := cs.survived
 	cs.survived++
 	if c.raw > 0 {

@@ -3,6 +3,7 @@ package interceptors
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/hookgate/hookgate/hooks"
 )
@@ -94,7 +95,11 @@ func (c *Chat) prepareTurn(ctx context.Context, x *exchangeState, t *turn, ed tu
 			if _, fired := sess.Results[r.CallID]; fired || r.CallID == "" {
 				continue
 			}
-			o := x.dispatch(ctx, toolResultEvent(x.id, t, r))
+			ev := toolResultEvent(x.id, t, r)
+			if at, ok := c.clock.at(x.id.session, r.CallID); ok {
+				ev.Metadata = withMetadata(ev.Metadata, "toolCallAt", at.UTC().Format(time.RFC3339Nano))
+			}
+			o := x.dispatch(ctx, ev)
 			if o.Failed() {
 				return nil, "", hookFailed(o)
 			}
@@ -153,6 +158,17 @@ func (c *Chat) reapply(t *turn, ed turnEditor, body []byte, sess *Session) ([]by
 		}
 	}
 	return body, nil
+}
+
+// withMetadata returns a copy of md with one more entry (the identity's
+// map is shared by every event of the request).
+func withMetadata(md map[string]any, key string, value any) map[string]any {
+	out := make(map[string]any, len(md)+1)
+	for k, v := range md {
+		out[k] = v
+	}
+	out[key] = value
+	return out
 }
 
 // hookFailed is the answer when a contributing hook failed under

@@ -69,6 +69,9 @@ type AuditEntry struct {
 	Input any
 	// At is when the execution ended; zero means when Record was called.
 	At time.Time
+	// ToolCall, when set, makes the entry a tool_calls record instead of
+	// a hook execution (the audit_log built-in), through the same queue.
+	ToolCall *ToolCall
 
 	flushed chan error // a Flush marker, not a record
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -56,6 +57,13 @@ func (w *AuditWriter) write(batch []AuditEntry) {
 	var err error
 	if len(rows) > 0 {
 		err = w.insertRetrying(rows)
+	}
+	if calls := toolCallRows(batch); len(calls) > 0 {
+		if _, cerr := w.st.InsertToolCalls(w.closeOrBackground(), calls); cerr != nil {
+			w.m.errors.Inc()
+			w.log.Error("audit: tool calls not recorded", "records", len(calls), "err", cerr)
+			err = errors.Join(err, cerr)
+		}
 	}
 	for _, e := range batch {
 		if e.flushed != nil {
@@ -140,7 +148,7 @@ func (w *AuditWriter) rows(batch []AuditEntry) []Execution {
 	var lastInput uintptr
 	var lastHash string
 	for _, e := range batch {
-		if e.flushed != nil {
+		if e.flushed != nil || e.ToolCall != nil {
 			continue
 		}
 		x := Execution{
@@ -184,4 +192,23 @@ func (w *AuditWriter) rows(batch []AuditEntry) []Execution {
 		out = append(out, x)
 	}
 	return out
+}
+
+// toolCallRows are the tool-call records of a batch.
+func toolCallRows(batch []AuditEntry) []ToolCall {
+	var out []ToolCall
+	for _, e := range batch {
+		if e.ToolCall != nil {
+			out = append(out, *e.ToolCall)
+		}
+	}
+	return out
+}
+
+// closeOrBackground bounds a write by Close's context once closing.
+func (w *AuditWriter) closeOrBackground() context.Context {
+	if w.stopping() && w.closeCtx != nil {
+		return w.closeCtx
+	}
+	return context.Background()
 }

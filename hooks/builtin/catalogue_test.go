@@ -16,7 +16,7 @@ func TestRegisterAll(t *testing.T) {
 	if err := Register(reg); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{ApprovalName, DenyPatternsName, DisclaimerName, InjectContextName, RateLimitName, ReadOnlyGuardName, ResultTruncateName, SecretGuardName}
+	want := []string{ApprovalName, AuditLogName, NotifyName, DenyPatternsName, DisclaimerName, InjectContextName, RateLimitName, ReadOnlyGuardName, ResultTruncateName, SecretGuardName}
 	slices.Sort(want)
 	if got := reg.Names(); !slices.Equal(got, want) {
 		t.Fatalf("registered %v, want %v", got, want)

@@ -50,6 +50,8 @@ func Register(reg *hooks.Builtins) error {
 		{InjectContextName, NewInjectContext},
 		{DisclaimerName, NewDisclaimer},
 		{ApprovalName, NewApproval},
+		{AuditLogName, NewAuditLog},
+		{NotifyName, NewNotify},
 	} {
 		if err := reg.Register(b.name, b.f); err != nil {
 			return err

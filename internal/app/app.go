@@ -62,15 +62,21 @@ func Build(cfg *config.Config, log *slog.Logger) (*App, error) {
 		log:         log,
 		serveErrs:   make(chan error, 2),
 	}
-	a.gate = approvals.New(pers.Store, approvals.Options{Channels: channelsOf(a), Logger: log})
+	a.gate = approvals.New(pers.Store, approvals.Options{Channels: channelsOf(a), TenantChannel: tenantChannel(a), Logger: log})
+	ro := &readOnly{a: a, cache: map[string]readOnlyAnswer{}}
 	a.services = &services{
-		recorder: newHookMetrics(reg, pers.Audit),
-		memory:   pers.Memory,
-		tools:    newToolMetrics(reg),
-		approver: a.gate,
-		admit:    pers.Audit.Admit,
+		recorder:  newHookMetrics(reg, pers.Audit),
+		memory:    pers.Memory,
+		tools:     newToolMetrics(reg),
+		approver:  a.gate,
+		toolCalls: toolCallLog{pers.Audit},
+		messenger: messenger{a},
+		readOnly:  ro,
+		admit:     pers.Audit.Admit,
 	}
-	a.admin = proxy.NewAdmin(proxy.AdminOptions{Gatherer: reg, Tokens: adminTokens(cfg), Approvals: approvalDesk{a.gate}})
+	a.admin = proxy.NewAdmin(proxy.AdminOptions{
+		Gatherer: reg, Tokens: adminTokens(cfg), Approvals: approvalDesk{a.gate}, Tenants: tenantDesk{a: a, ro: ro},
+	})
 	a.reloads = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "hookgate_config_reloads_total", Help: "Configuration reloads, applied or refused.",
 	}, []string{"result"})

@@ -22,7 +22,7 @@ func Check(cfg *config.Config) error {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	// The approval gate is stood in for: checking a configuration needs
 	// no store.
-	sv := &services{memory: interceptors.NewLocalMemory(0), approver: noApprover{}}
+	sv := &services{memory: interceptors.NewLocalMemory(0), approver: noApprover{}, toolCalls: noToolCalls{}, messenger: noMessenger{}}
 	pol, err := compilePolicy(cfg, quiet, sv)
 	var lines []string
 	if err != nil {
@@ -77,4 +77,16 @@ type noApprover struct{}
 
 func (noApprover) Ask(context.Context, hooks.ApprovalQuestion) (hooks.ApprovalAnswer, error) {
 	return hooks.ApprovalAnswer{}, errors.New("no approval gate while checking a configuration")
+}
+
+// noToolCalls and noMessenger stand in for the store and the channels
+// while a configuration is only checked.
+type noToolCalls struct{}
+
+func (noToolCalls) RecordToolCall(hooks.ToolCallRecord) {}
+
+type noMessenger struct{}
+
+func (noMessenger) SendMessage(context.Context, string, string) error {
+	return errors.New("no channels while checking a configuration")
 }

@@ -25,6 +25,9 @@ func buildEngine(cfg *config.Config, specs []hooks.Spec, log *slog.Logger, sv *s
 			judges[""] = ep
 		}
 	}
-	deps := hooks.Deps{BaseDir: cfg.BaseDir, Judges: judges, Logger: log, Approver: sv.approver}
+	deps := hooks.Deps{
+		BaseDir: cfg.BaseDir, Judges: judges, Logger: log,
+		Approver: sv.approver, ToolCalls: sv.toolCalls, Messenger: sv.messenger, ReadOnly: sv.readOnly,
+	}
 	return hooks.Compile(specs, deps, hooks.Options{Recorder: sv.recorder, Builtins: reg})
 }

@@ -13,11 +13,14 @@ import (
 // keeps them: the recorder (metrics and audit), session memory, tool
 // metrics, the approval gate and the audit's admission check.
 type services struct {
-	recorder hooks.Recorder
-	memory   interceptors.Memory
-	tools    *toolMetrics
-	approver hooks.Approver
-	admit    func(context.Context) error
+	recorder  hooks.Recorder
+	memory    interceptors.Memory
+	tools     *toolMetrics
+	approver  hooks.Approver
+	toolCalls hooks.ToolCallRecorder
+	messenger hooks.Messenger
+	readOnly  hooks.ReadOnlyState
+	admit     func(context.Context) error
 }
 
 // channelsOf returns a function that reads the channels of the policy in

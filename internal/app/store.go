@@ -42,7 +42,7 @@ func OpenStore(ctx context.Context, cfg *config.Config, log *slog.Logger) (*stor
 //	p, err := OpenPersistence(ctx, cfg, reg, log)
 //	engine, err := buildEngine(cfg, log, newHookMetrics(reg, p.Audit))
 //	err = p.HooksConfigured(ctx, engine.Hooks())
-//	chat := interceptors.NewChat(interceptors.ChatOptions{Memory: p.Memory, ...})
+//	chat := interceptors.NewChat(interceptors.Options{Memory: p.Memory, ...})
 //	// before a request's hooks run: if err := p.Audit.Admit(ctx); err != nil { 503 }
 //
 // and in Shutdown, after the engine is closed (its last executions are

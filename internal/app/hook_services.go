@@ -1,0 +1,145 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/hookgate/hookgate/hooks"
+	"github.com/hookgate/hookgate/proxy"
+	"github.com/hookgate/hookgate/store"
+)
+
+// toolCallLog writes audit_log's records through the audit queue.
+type toolCallLog struct{ audit *AuditRecorder }
+
+var _ hooks.ToolCallRecorder = toolCallLog{}
+
+func (l toolCallLog) RecordToolCall(r hooks.ToolCallRecord) {
+	hash, err := store.InputHash(r.Input)
+	if err != nil {
+		hash = "unhashable"
+	}
+	latency := time.Duration(-1)
+	if !r.CalledAt.IsZero() {
+		latency = time.Since(r.CalledAt)
+	}
+	l.audit.w.Record(store.AuditEntry{ToolCall: &store.ToolCall{
+		ID: r.SessionID + "/" + r.ToolCallID, Tenant: r.Tenant, SessionID: r.SessionID, Tool: r.Tool,
+		ArgsHash: hash, ResultBytes: int64(r.ResultBytes), Latency: latency, CreatedAt: time.Now(),
+	}})
+}
+
+// messenger sends notify's messages through the channels in force.
+type messenger struct{ a *App }
+
+var _ hooks.Messenger = messenger{}
+
+func (m messenger) SendMessage(ctx context.Context, channel, text string) error {
+	pol := m.a.current.Load()
+	if pol == nil {
+		return fmt.Errorf("no configuration in force")
+	}
+	if channel == "" && len(pol.cfg.Channels) > 0 {
+		channel = pol.cfg.Channels[0].Name
+	}
+	ch, ok := pol.channels[channel]
+	if !ok {
+		return fmt.Errorf("no channel named %q", channel)
+	}
+	return ch.SendMessage(ctx, text)
+}
+
+// readOnly is the run-time read-only switch readonly_guard consults: a
+// switch thrown through the admin API (persisted in the store) wins;
+// otherwise a tenant's read_only flag in the configuration; otherwise the
+// hook's own default. Answers are cached for a second, so a request pays
+// a database read at most once a second per tenant.
+type readOnly struct {
+	a     *App
+	mu    sync.Mutex
+	cache map[string]readOnlyAnswer
+}
+
+type readOnlyAnswer struct {
+	value, set bool
+	at         time.Time
+}
+
+const readOnlyCacheTTL = time.Second
+
+var _ hooks.ReadOnlyState = (*readOnly)(nil)
+
+func (r *readOnly) ReadOnly(ctx context.Context, tenant string) (bool, bool, error) {
+	r.mu.Lock()
+	if ans, ok := r.cache[tenant]; ok && time.Since(ans.at) < readOnlyCacheTTL {
+		r.mu.Unlock()
+		return ans.value, ans.set, nil
+	}
+	r.mu.Unlock()
+	value, set, err := r.a.persistence.Store.TenantReadOnly(ctx, tenant)
+	if err != nil {
+		return false, false, err
+	}
+	if !set && tenant != "" {
+		if t := r.a.CurrentConfig().Tenant(tenant); t != nil && t.ReadOnly {
+			value, set = true, true
+		}
+	}
+	r.mu.Lock()
+	r.cache[tenant] = readOnlyAnswer{value: value, set: set, at: time.Now()}
+	r.mu.Unlock()
+	return value, set, nil
+}
+
+// forget drops a cached answer after the switch was thrown here.
+func (r *readOnly) forget(tenant string) {
+	r.mu.Lock()
+	delete(r.cache, tenant)
+	r.mu.Unlock()
+}
+
+// organisation is the tenant id the admin API uses for the whole
+// organisation's switch.
+const organisation = "*"
+
+// tenantDesk throws the read-only switch for the admin API.
+type tenantDesk struct {
+	a  *App
+	ro *readOnly
+}
+
+var _ proxy.TenantDesk = tenantDesk{}
+
+func (d tenantDesk) SetReadOnly(ctx context.Context, tenant string, value *bool, by string) (any, int, error) {
+	id := tenant
+	if tenant == organisation {
+		id = ""
+	} else if d.a.CurrentConfig().Tenant(tenant) == nil {
+		return nil, http.StatusNotFound, fmt.Errorf("no tenant %q", tenant)
+	}
+	if err := d.a.persistence.Store.SetTenantReadOnly(ctx, id, value, by); err != nil {
+		return nil, http.StatusInternalServerError, err
+	}
+	d.ro.forget(id)
+	out := map[string]any{"tenant": tenant, "updated_by": by}
+	if value == nil {
+		out["read_only"] = nil
+		out["cleared"] = true
+	} else {
+		out["read_only"] = *value
+	}
+	return out, http.StatusOK, nil
+}
+
+// tenantChannel is a tenant's first own channel ("" when it has none).
+func tenantChannel(a *App) func(string) string {
+	return func(tenant string) string {
+		if t := a.CurrentConfig().Tenant(tenant); t != nil && len(t.Channels) > 0 {
+			return t.Channels[0]
+		}
+		return ""
+	}
+}
