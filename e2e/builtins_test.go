@@ -4,7 +4,9 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -182,5 +184,56 @@ hooks:
 	r := rows[0]
 	if r.Tool != "place_order" || r.ResultBytes != int64(len("order #42")) || r.Latency < 0 || r.ArgsHash == "" {
 		t.Fatalf("tool call row %+v", r)
+	}
+}
+
+func TestInjectContextAndDisclaimerBuiltins(t *testing.T) {
+	s := startStack(t, `hooks:
+  - id: ctx
+    event: session_start
+    handler: {type: builtin, name: inject_context, with: {template: "Session {{.session}}: be careful."}}
+  - id: legal
+    event: pre_response
+    handler: {type: builtin, name: disclaimer, with: {text: "Not legal advice."}}
+`)
+	answer := mockupstream.StreamSpec{Texts: []string{"Yes."}}
+	s.mock.Enqueue(mockupstream.Stream(answer.SSE(), mockupstream.Chunking{Mode: mockupstream.PerEvent}))
+	_, _, body := rawPost(t, s.app.URL(), "/v1/chat/completions", []byte(`{"model":"m","stream":true,"messages":[{"role":"user","content":"may I?"}]}`), map[string]string{"X-Session-Id": "s-ctx"})
+	if !strings.Contains(string(body), `"content":"\n\nNot legal advice."`) {
+		t.Fatalf("no disclaimer:\n%s", body)
+	}
+	if got := gjson.GetBytes(s.mock.Requests()[0].Body, "messages.0.content").String(); got != "Session s-ctx: be careful." {
+		t.Fatalf("context %q", got)
+	}
+}
+
+func TestRedisRateLimitIsSharedByTwoInstances(t *testing.T) {
+	if os.Getenv("HOOKGATE_REDIS_ADDR") == "" {
+		t.Skip("HOOKGATE_REDIS_ADDR is unset: run ./scripts/test, which starts Redis")
+	}
+	mock := mockupstream.Start(t)
+	mock.Handle(mockupstream.Always(oneCall("search", `{"q":"x"}`)))
+	prefix := "e2e-" + strconv.FormatInt(time.Now().UnixNano(), 36) + ":"
+	doc := `listen: 127.0.0.1:0
+admin: {listen: "127.0.0.1:0"}
+upstreams: [{name: mock, base_url: "` + mock.URL() + `"}]
+hooks:
+  - id: shared-budget
+    event: pre_tool_use
+    handler: {type: builtin, name: rate_limit, with: {limit: 3, window: 1m, redis: {key_prefix: "` + prefix + `"}}}
+`
+	a, b := &stack{mock: mock, app: startApp(t, doc)}, &stack{mock: mock, app: startApp(t, doc)}
+	allowed := 0
+	for i := 0; i < 6; i++ {
+		s := a
+		if i%2 == 1 {
+			s = b
+		}
+		if n, _ := callsThrough(t, s, nil); n == 1 {
+			allowed++
+		}
+	}
+	if allowed != 3 {
+		t.Fatalf("%d calls allowed across two instances sharing a budget of 3", allowed)
 	}
 }
