@@ -7,7 +7,6 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/hookgate/hookgate/hooks"
 	"github.com/hookgate/hookgate/providers"
 )
 
@@ -94,49 +93,14 @@ func (s *chatStream) emitFinish(ctx context.Context, raw, data []byte, finish []
 	return nil
 }
 
-// preResponse runs pre_response for a final answer and returns the text
-// to append. Texts in send mode go to their channel; a failed hook (under
-// on_timeout: fail) is an error.
+// preResponse runs pre_response for a final answer (answer.go).
 func (x *chatExchange) preResponse(ctx context.Context, answer string) (string, error) {
-	c := x.chat
-	if !c.has(hooks.PreResponse) {
-		return "", nil
-	}
-	ev := x.id.event(hooks.PreResponse, answer)
-	ev.Response = answer
-	out := x.dispatch(ctx, ev)
-	if out.Failed() {
-		return "", hookFailed(out)
-	}
-	for _, contribution := range out.Contributions {
-		if contribution.Mode != hooks.Send {
-			continue
-		}
-		if c.opts.Send == nil {
-			c.log.Info("pre_response text for a channel (no channel configured)", "hook", contribution.HookID, "session", x.id.session)
-			continue
-		}
-		if err := c.opts.Send(ctx, contribution.HookID, x.id.session, contribution.Text); err != nil {
-			c.log.Warn("pre_response send failed", "hook", contribution.HookID, "err", err)
-		}
-	}
-	return out.Context, nil
+	return x.chat.preResponse(ctx, &x.exchangeState, answer)
 }
 
-// answered fires the observing events of a completed final answer: stop,
-// and subagent_stop for a subagent's session. Neither waits.
+// answered fires stop and subagent_stop for a final answer (answer.go).
 func (x *chatExchange) answered(ctx context.Context, answer string) {
-	c := x.chat
-	if c.has(hooks.Stop) {
-		ev := x.id.event(hooks.Stop, answer)
-		ev.Response = answer
-		c.opts.Engine.Dispatch(context.WithoutCancel(ctx), ev)
-	}
-	if x.id.parent != "" && c.has(hooks.SubagentStop) {
-		ev := x.id.event(hooks.SubagentStop, answer)
-		ev.Response = answer
-		c.opts.Engine.Dispatch(context.WithoutCancel(ctx), ev)
-	}
+	x.chat.answered(ctx, x.id, answer)
 }
 
 func gjsonString(b []byte, path string) string { return gjson.GetBytes(b, path).String() }

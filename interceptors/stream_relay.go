@@ -21,6 +21,9 @@ type streamRelay struct {
 	ends      func(*providers.SSEFrame) bool
 	relayed   int64
 	complete  bool
+	// errorEvent encodes the in-band error that ends a failed stream in
+	// the route's wire format; nil writes the OpenAI shape.
+	errorEvent func(code, message string) []byte
 }
 
 // frameHandler may take over a frame: it returns true when it has written
@@ -116,7 +119,12 @@ func (r *streamRelay) finish(client Sink, handle frameHandler) error {
 
 // fail tells the client, in-band, why the stream stops, and returns cause.
 func (r *streamRelay) fail(client Sink, code, message string, cause error) error {
-	ev := providers.FrameSSEData(openAIError("upstream_error", code, message))
+	var ev []byte
+	if r.errorEvent != nil {
+		ev = r.errorEvent(code, message)
+	} else {
+		ev = providers.FrameSSEData(openAIError("upstream_error", code, message))
+	}
 	if _, err := client.Write(ev); err != nil {
 		return err
 	}
