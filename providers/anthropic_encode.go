@@ -1,0 +1,97 @@
+package providers
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/tidwall/gjson"
+)
+
+// Encoders for synthesised Messages stream events. Anthropic names every
+// event twice, in the "event:" line and in the payload's "type"; the SDKs
+// dispatch on the first, so each event is framed with both.
+
+// AppendMessagesEvent appends "event: <name>\ndata: <payload>\n\n". A
+// payload spanning lines becomes one data line per line (see AppendSSEData).
+func AppendMessagesEvent(dst []byte, name string, payload []byte) []byte {
+	dst = append(dst, "event: "...)
+	dst = append(dst, name...)
+	dst = append(dst, '\n')
+	return AppendSSEData(dst, payload)
+}
+
+// FrameMessagesEvent returns the event framed by AppendMessagesEvent, named
+// after the payload's "type" (name, when the payload has none).
+func FrameMessagesEvent(name string, payload []byte) []byte {
+	if t := gjson.GetBytes(payload, "type"); t.Type == gjson.String && t.Str != "" {
+		name = t.Str
+	}
+	return AppendMessagesEvent(make([]byte, 0, len(payload)+len(name)+16), name, payload)
+}
+
+// AppendMessagesTextBlockEvents appends a whole text content block at the given
+// index: content_block_start with an empty text, one text_delta carrying
+// text, and content_block_stop.
+func AppendMessagesTextBlockEvents(dst []byte, index int, text string) []byte {
+	p := make([]byte, 0, 96+len(text))
+	p = append(p, `{"type":"content_block_start","index":`...)
+	p = strconv.AppendInt(p, int64(index), 10)
+	p = append(p, `,"content_block":{"type":"text","text":""}}`...)
+	dst = AppendMessagesEvent(dst, ContentBlockStart, p)
+
+	p = append(p[:0], `{"type":"content_block_delta","index":`...)
+	p = strconv.AppendInt(p, int64(index), 10)
+	p = append(p, `,"delta":{"type":"text_delta","text":`...)
+	p = appendQuoted(p, text)
+	p = append(p, "}}"...)
+	dst = AppendMessagesEvent(dst, ContentBlockDelta, p)
+
+	return AppendMessagesBlockStopEvent(dst, index)
+}
+
+// AppendMessagesBlockStopEvent appends a content_block_stop for the index.
+func AppendMessagesBlockStopEvent(dst []byte, index int) []byte {
+	p := append(make([]byte, 0, 48), `{"type":"content_block_stop","index":`...)
+	p = strconv.AppendInt(p, int64(index), 10)
+	return AppendMessagesEvent(dst, ContentBlockStop, append(p, '}'))
+}
+
+// AppendMessagesInputJSONDelta appends a content_block_delta whose input_json_delta
+// carries input, a tool_use block's whole input, as one fragment.
+func AppendMessagesInputJSONDelta(dst []byte, index int, input []byte) []byte {
+	p := make([]byte, 0, 80+len(input))
+	p = append(p, `{"type":"content_block_delta","index":`...)
+	p = strconv.AppendInt(p, int64(index), 10)
+	p = append(p, `,"delta":{"type":"input_json_delta","partial_json":`...)
+	p = appendQuoted(p, input)
+	p = append(p, "}}"...)
+	return AppendMessagesEvent(dst, ContentBlockDelta, p)
+}
+
+// SetMessagesEventIndex returns a copy of an event payload whose "index"
+// is index: a block that moved because hookgate changed the blocks before
+// it. The rest of the payload keeps its bytes.
+func SetMessagesEventIndex(data []byte, index int) ([]byte, error) {
+	if _, err := parseBody(data, "set event index"); err != nil {
+		return nil, err
+	}
+	out, err := setRaw(data, "index", strconv.AppendInt(nil, int64(index), 10))
+	if err != nil {
+		return nil, fmt.Errorf("set event index: %w", err)
+	}
+	return detach(out, data), nil
+}
+
+// SetMessagesStopReason returns a copy of a message_delta payload whose
+// delta.stop_reason is reason (null when reason is ""): "end_turn" once
+// every tool_use of the message was blocked.
+func SetMessagesStopReason(data []byte, reason string) ([]byte, error) {
+	if _, err := parseBody(data, "set stop_reason"); err != nil {
+		return nil, err
+	}
+	out, err := setRaw(data, "delta.stop_reason", appendJSONOrNull(nil, reason))
+	if err != nil {
+		return nil, fmt.Errorf("set stop_reason: %w", err)
+	}
+	return detach(out, data), nil
+}
