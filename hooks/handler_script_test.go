@@ -101,6 +101,10 @@ func TestScriptInfiniteLoopFailsClosed(t *testing.T) {
 	if out.Decision != Block || out.Executions[0].Decision != Timeout {
 		t.Fatalf("%+v", out)
 	}
+	// The interrupted runtime is replaced in the background; under -race on
+	// a loaded machine a build can outlast this hook's 300 ms, which is
+	// the build's cost, not what this test is about: wait for the spare.
+	waitIdleRuntime(t, e.hooks[0].handler.(*scriptHandler))
 	if out := e.Dispatch(context.Background(), toolEvent("ok", nil)); out.Decision != Allow {
 		t.Fatalf("next call after an interrupt: %+v", out)
 	}
@@ -339,5 +343,17 @@ func TestScriptCannotBreakOutOfItsWrapper(t *testing.T) {
 		Source: "}); let shared = []; (function () { function handle(e) { return {decision: 'allow'}; }"}}, Deps{}, 1)
 	if err == nil {
 		t.Fatal("a script that closes the wrapper was accepted")
+	}
+}
+
+// waitIdleRuntime waits until a script handler has a clean runtime ready.
+func waitIdleRuntime(t *testing.T, h *scriptHandler) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(h.idle) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no clean runtime was built after the interrupt")
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
