@@ -1,0 +1,530 @@
+package interceptors
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/hookgate/hookgate/hooks"
+	"github.com/hookgate/hookgate/providers"
+)
+
+// messagesStream relays one streamed Messages response while hooks watch
+// it.
+//
+// Events go to the client in the order they came. A tool_use block is
+// held from its content_block_start to its content_block_stop; then
+// pre_tool_use judges it on its own goroutine while the stream goes on.
+// Whatever arrives after a held block's start waits behind it, since a
+// client takes blocks in index order and nothing may overtake one; text,
+// thinking and signatures before it go out at once, untouched.
+//
+// A judged block goes out as the bytes that came when it is allowed
+// unchanged; rewritten, as its own start, one input_json_delta carrying
+// the whole new input, and its own stop; blocked, as a text block with the
+// note, at its index. Indices stay contiguous: a block's index is the
+// number of blocks written before it, and an event whose block moved is
+// re-encoded. message_delta's stop_reason turns from tool_use to end_turn
+// when every tool_use was blocked, and pre_response's text is one more
+// text block before it. A stream is complete only with message_stop (or
+// the upstream's own error event); anything else ends in an error event.
+type messagesStream struct {
+	x      *messagesExchange
+	client Sink
+	parser *providers.SSEParser
+	ev     providers.MessagesEvent
+
+	queue   []*msgFrame // events waiting behind a held block, in order
+	blocks  []*msgBlock // the message's blocks, in start order
+	judged  chan *msgBlock
+	judging int
+	nextOut int // the index the next block written gets
+
+	toolUses, blocked, survived int
+	final                       bool // message_delta found a final answer; stop fires at message_stop
+
+	messageID string
+	text      []byte // the text the client was shown: upstream text and notes
+	relayed   int64
+	terminal  bool // message_stop, or the upstream's error event, was seen
+}
+
+// msgKind is what an event does to the message.
+type msgKind uint8
+
+const (
+	msgOther msgKind = iota
+	msgBlockStart
+	msgBlockDelta
+	msgBlockStop
+	msgDelta
+	msgStop
+)
+
+// msgFrame is an event on its way to the client.
+type msgFrame struct {
+	raw   []byte
+	data  []byte
+	kind  msgKind
+	block *msgBlock // the content block it belongs to; nil for message-level events
+}
+
+// msgBlock is one content block of the message.
+type msgBlock struct {
+	up, out    int // the upstream's index, and the client's (-1 until written)
+	tool       bool
+	id, name   string
+	startInput []byte // content_block_start's input ({} in streams)
+	input      []byte // the input_json_delta fragments, decoded and joined
+	stopped    bool   // its content_block_stop came
+	complete   bool   // handed to pre_tool_use
+	resolved   bool   // judged
+	abandoned  bool   // the upstream failed before it stopped: never written
+	emitted    bool
+	wroteDelta bool // a rewrite's whole input went out
+	v          verdict
+}
+
+func newMessagesStream(x *messagesExchange, client Sink) *messagesStream {
+	return &messagesStream{
+		x:      x,
+		client: client,
+		parser: providers.NewSSEParser(x.m.loop.opts.MaxEventBytes),
+		judged: make(chan *msgBlock, 16),
+	}
+}
+
+// run relays the stream until it has ended and every held block is out,
+// the client has gone, or ctx is done.
+func (s *messagesStream) run(ctx context.Context, upstream io.Reader) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	reads := startUpstreamReads(ctx, upstream)
+	heartbeat := time.NewTicker(s.x.m.loop.opts.Heartbeat)
+	defer heartbeat.Stop()
+	err := s.loop(ctx, reads, heartbeat.C)
+	// Stop the hooks still running and wait for them, so no goroutine
+	// outlives the stream.
+	cancel()
+	for ; s.judging > 0; s.judging-- {
+		<-s.judged
+	}
+	for _, b := range s.blocks {
+		if b.tool && !b.emitted {
+			s.x.held(-1) // never written: truncated, failed or abandoned
+		}
+	}
+	return err
+}
+
+// loop serves upstream reads, finished judgements and heartbeats. After
+// the upstream's end it goes on until every held block is judged and out.
+func (s *messagesStream) loop(ctx context.Context, reads *upstreamReads, beat <-chan time.Time) error {
+	upstreamDone := false
+	for {
+		if upstreamDone && s.judging == 0 {
+			return s.finish(ctx)
+		}
+		in := reads.c
+		if upstreamDone {
+			in = nil
+		}
+		select {
+		case r := <-in:
+			err := s.onRead(ctx, r)
+			reads.reuse(r.buf)
+			if err != nil {
+				return err
+			}
+			if r.err != nil {
+				if err := s.onEnd(ctx, r.err); err != nil {
+					return err
+				}
+				upstreamDone = true
+			}
+		case b := <-s.judged:
+			s.judging--
+			b.resolved = true
+			if err := s.flush(ctx); err != nil {
+				return err
+			}
+			if err := s.client.Flush(); err != nil {
+				return err
+			}
+		case <-beat:
+			if len(s.queue) > 0 {
+				if err := s.write(providers.AppendSSEComment(nil, "hookgate: holding a tool call for its hooks")); err != nil {
+					return err
+				}
+				if err := s.client.Flush(); err != nil {
+					return err
+				}
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func (s *messagesStream) write(b []byte) error {
+	_, err := s.client.Write(b)
+	return err
+}
+
+// onRead feeds one read to the parser and handles the complete events.
+func (s *messagesStream) onRead(ctx context.Context, r readResult) error {
+	if r.n == 0 {
+		return nil
+	}
+	start := time.Now()
+	defer func() { s.x.work += time.Since(start) }()
+	s.relayed += int64(r.n)
+	if limit := s.x.m.loop.opts.MaxStreamBytes; limit > 0 && s.relayed > limit {
+		return s.fail("stream_too_large", fmt.Sprintf("the upstream stream exceeded hookgate's limit of %d bytes (limits.max_stream_bytes)", limit), errStreamTooLarge)
+	}
+	s.parser.Feed((*r.buf)[:r.n])
+	if err := s.drain(ctx); err != nil {
+		return err
+	}
+	if err := s.flush(ctx); err != nil {
+		return err
+	}
+	return s.client.Flush()
+}
+
+func (s *messagesStream) drain(ctx context.Context) error {
+	for {
+		f, err := s.parser.Next()
+		if err != nil {
+			return s.fail("event_too_large", "an upstream event exceeded hookgate's limit (limits.max_event_bytes)", err)
+		}
+		if f == nil {
+			return nil
+		}
+		if err := s.onFrame(ctx, f); err != nil {
+			return err
+		}
+	}
+}
+
+// onEnd handles the end of the upstream body: the last events, then either
+// the open tool blocks judged (a complete stream) or a truncation error
+// (held blocks are never written).
+func (s *messagesStream) onEnd(ctx context.Context, readErr error) error {
+	if !errors.Is(readErr, io.EOF) {
+		return s.fail("stream_truncated", "the upstream connection failed before the stream finished", fmt.Errorf("%w: %v", ErrTruncated, readErr))
+	}
+	s.parser.End()
+	if err := s.drain(ctx); err != nil {
+		return err
+	}
+	if !s.terminal {
+		return s.fail("stream_truncated", "the upstream stream ended before message_stop", ErrTruncated)
+	}
+	s.judgeOpen(ctx)
+	return nil
+}
+
+// finish writes what was held once every block has been judged, then the
+// bytes of an unterminated last event as they came.
+func (s *messagesStream) finish(ctx context.Context) error {
+	if err := s.flush(ctx); err != nil {
+		return err
+	}
+	if tail := s.parser.Trailing(); len(tail) > 0 {
+		if err := s.write(tail); err != nil {
+			return err
+		}
+	}
+	return s.client.Flush()
+}
+
+// onFrame routes one event.
+func (s *messagesStream) onFrame(ctx context.Context, f *providers.SSEFrame) error {
+	if string(f.Event) == providers.MessagesError {
+		return s.onError(ctx, f)
+	}
+	if !f.HasData() || s.ev.Decode(f.Data) != nil {
+		// Comments, stray blank lines and malformed payloads go as they came.
+		return s.pass(ctx, f, msgOther, nil)
+	}
+	ev := &s.ev
+	switch {
+	case ev.Is(providers.MessageStart):
+		s.messageID = gjsonString(ev.Message.Raw, "id")
+	case ev.Is(providers.ContentBlockStart):
+		b := &msgBlock{up: ev.Index, out: -1}
+		s.blocks = append(s.blocks, b)
+		if !ev.Block.Type.Equal("tool_use") {
+			return s.pass(ctx, f, msgBlockStart, b)
+		}
+		if limit := s.maxCalls(); s.toolUses >= limit {
+			return s.fail("invalid_tool_call", fmt.Sprintf("the upstream started more than %d tool calls in one message", limit), providers.ErrTooManyToolCalls)
+		}
+		b.tool, b.id, b.name = true, ev.Block.ID.Text(), ev.Block.Name.Text()
+		if ev.Block.Input.Set() {
+			b.startInput = clone(ev.Block.Input.Raw)
+		}
+		s.toolUses++
+		s.x.held(1)
+		s.hold(f, msgBlockStart, b)
+		return nil
+	case ev.Is(providers.ContentBlockDelta):
+		b := s.block(ev.Index)
+		if b == nil || !b.tool {
+			if ev.Delta.Type.Equal("text_delta") {
+				s.text = appendCapped(s.text, ev.Delta.Text.AppendText(nil), maxAnswerText)
+			}
+			return s.pass(ctx, f, msgBlockDelta, b)
+		}
+		if b.complete {
+			err := fmt.Errorf("tool_use %s (%s): input after content_block_stop: %w", b.id, b.name, providers.ErrCallAlreadyComplete)
+			return s.fail("invalid_tool_call", "the upstream sent a tool call hookgate cannot hold: "+err.Error(), err)
+		}
+		if ev.Delta.PartialJSON.IsString() {
+			b.input = ev.Delta.PartialJSON.AppendText(b.input)
+			if limit := s.maxInput(); len(b.input) > limit {
+				err := fmt.Errorf("tool_use %s (%s): input reaches %d bytes, limit %d: %w", b.id, b.name, len(b.input), limit, providers.ErrArgumentsTooLarge)
+				return s.fail("invalid_tool_call", "the upstream sent a tool call hookgate cannot hold: "+err.Error(), err)
+			}
+		}
+		s.hold(f, msgBlockDelta, b)
+		return nil
+	case ev.Is(providers.ContentBlockStop):
+		b := s.block(ev.Index)
+		if b == nil || !b.tool {
+			if b != nil {
+				b.stopped = true
+			}
+			return s.pass(ctx, f, msgBlockStop, b)
+		}
+		b.stopped = true
+		s.hold(f, msgBlockStop, b)
+		s.judge(ctx, b)
+		return nil
+	case ev.Is(providers.MessageDelta):
+		return s.pass(ctx, f, msgDelta, nil)
+	case ev.Is(providers.MessageStop):
+		s.terminal = true
+		s.judgeOpen(ctx)
+		return s.pass(ctx, f, msgStop, nil)
+	case ev.Is(providers.MessagesError):
+		return s.onError(ctx, f)
+	}
+	return s.pass(ctx, f, msgOther, nil)
+}
+
+// onError passes the upstream's own error event on, after the blocks
+// already complete; blocks it cut short are never written.
+func (s *messagesStream) onError(ctx context.Context, f *providers.SSEFrame) error {
+	s.terminal = true
+	for _, b := range s.blocks {
+		if b.tool && !b.complete {
+			b.abandoned = true
+		}
+	}
+	return s.pass(ctx, f, msgOther, nil)
+}
+
+// pass writes an event at once when nothing is held, else queues it.
+func (s *messagesStream) pass(ctx context.Context, f *providers.SSEFrame, kind msgKind, b *msgBlock) error {
+	if len(s.queue) > 0 {
+		s.hold(f, kind, b)
+		return nil
+	}
+	return s.emit(ctx, &msgFrame{raw: f.Raw, data: f.Data, kind: kind, block: b})
+}
+
+// hold queues a copy of an event.
+func (s *messagesStream) hold(f *providers.SSEFrame, kind msgKind, b *msgBlock) {
+	s.queue = append(s.queue, &msgFrame{raw: clone(f.Raw), data: clone(f.Data), kind: kind, block: b})
+}
+
+// block returns the latest block started with the upstream index.
+func (s *messagesStream) block(index int) *msgBlock {
+	for i := len(s.blocks) - 1; i >= 0; i-- {
+		if s.blocks[i].up == index {
+			return s.blocks[i]
+		}
+	}
+	return nil
+}
+
+func (s *messagesStream) maxCalls() int {
+	if n := s.x.m.loop.opts.ToolLimits.MaxCalls; n > 0 {
+		return n
+	}
+	return providers.DefaultMaxToolCalls
+}
+
+func (s *messagesStream) maxInput() int {
+	if n := s.x.m.loop.opts.ToolLimits.MaxArgumentsBytes; n > 0 {
+		return n
+	}
+	return providers.DefaultMaxToolArguments
+}
+
+// judgeOpen judges the tool blocks the upstream ended without stopping.
+func (s *messagesStream) judgeOpen(ctx context.Context) {
+	for _, b := range s.blocks {
+		if b.tool && !b.complete && !b.abandoned {
+			s.judge(ctx, b)
+		}
+	}
+}
+
+// judge starts pre_tool_use for a complete tool block on its own
+// goroutine. The input is the fragments joined, or the start's input when
+// none came.
+func (s *messagesStream) judge(ctx context.Context, b *msgBlock) {
+	if b.complete {
+		return
+	}
+	b.complete = true
+	args := b.input
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = b.startInput
+	}
+	ev := s.x.id.event(hooks.PreToolUse, s.messageID, b.id, strconv.Itoa(b.up))
+	ev.ToolName, ev.ToolCallID = b.name, b.id
+	s.judging++
+	engine := s.x.m.loop.opts.Engine
+	go func() {
+		b.v = judgeToolCall(ctx, engine, ev, args)
+		s.judged <- b
+	}()
+}
+
+// flush writes, in order, every queued event whose turn has come: up to
+// the first tool block not yet judged.
+func (s *messagesStream) flush(ctx context.Context) error {
+	for len(s.queue) > 0 {
+		f := s.queue[0]
+		if b := f.block; b != nil && b.tool && !b.resolved && !b.abandoned {
+			return nil
+		}
+		s.queue[0] = nil
+		s.queue = s.queue[1:]
+		if err := s.emit(ctx, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// emit writes one event as the client must see it. f is not kept.
+func (s *messagesStream) emit(ctx context.Context, f *msgFrame) error {
+	b := f.block
+	if b != nil && b.abandoned {
+		return nil
+	}
+	switch f.kind {
+	case msgBlockStart:
+		b.out = s.nextOut
+		s.nextOut++
+		if b.tool {
+			b.emitted = true
+			s.x.held(-1)
+			s.x.countToolCall(b.name, b.v.Decision)
+			if b.v.Decision == hooks.Block {
+				s.blocked++
+				note := blockNote(s.x.m.loop.opts.BlockTemplate, b.name, b.v.HookID, b.v.Reason)
+				s.text = appendCapped(s.text, []byte(note), maxAnswerText)
+				return s.write(providers.AppendMessagesTextBlockEvents(nil, b.out, note))
+			}
+			s.survived++
+		}
+	case msgBlockDelta, msgBlockStop:
+		if b != nil && b.tool {
+			switch {
+			case b.v.Decision == hooks.Block:
+				return nil // the note's text block went out in its place
+			case b.v.Decision == hooks.Rewrite:
+				if !b.wroteDelta {
+					b.wroteDelta = true
+					if err := s.write(providers.AppendMessagesInputJSONDelta(nil, b.out, b.v.Arguments)); err != nil {
+						return err
+					}
+				}
+				if f.kind == msgBlockDelta {
+					return nil
+				}
+			}
+		}
+	case msgDelta:
+		return s.emitMessageDelta(ctx, f)
+	case msgStop:
+		if err := s.write(f.raw); err != nil {
+			return err
+		}
+		if s.final {
+			s.final = false
+			s.x.m.loop.answered(ctx, s.x.id, string(s.text))
+		}
+		return nil
+	}
+	return s.writeEvent(f)
+}
+
+// writeEvent writes an event as it came, or re-encoded with its block's
+// new index when the block moved.
+func (s *messagesStream) writeEvent(f *msgFrame) error {
+	b := f.block
+	if b == nil || b.out < 0 || b.out == b.up {
+		return s.write(f.raw)
+	}
+	data, err := providers.SetMessagesEventIndex(f.data, b.out)
+	if err != nil {
+		return s.fail("hookgate_error", "hookgate could not renumber a content block", err)
+	}
+	return s.write(providers.FrameMessagesEvent(providers.ContentBlockDelta, data))
+}
+
+// emitMessageDelta writes the message's closing delta once every block is
+// out: first pre_response's text block for a final answer, then the delta
+// itself, with stop_reason end_turn when every tool_use was blocked.
+func (s *messagesStream) emitMessageDelta(ctx context.Context, f *msgFrame) error {
+	opts := &s.x.m.loop.opts
+	s.final = s.survived == 0
+	if s.final || opts.PreResponseOnToolCalls {
+		text, err := s.x.m.loop.preResponse(ctx, &s.x.exchangeState, string(s.text))
+		if err != nil {
+			return s.fail("hook_failed", err.Error(), errHookFailed)
+		}
+		if text != "" {
+			if len(s.text) > 0 {
+				text = "\n\n" + text
+			}
+			s.text = appendCapped(s.text, []byte(text), maxAnswerText)
+			if err := s.write(providers.AppendMessagesTextBlockEvents(nil, s.nextOut, text)); err != nil {
+				return err
+			}
+			s.nextOut++
+		}
+	}
+	if s.toolUses == 0 || s.blocked < s.toolUses || gjson.GetBytes(f.data, "delta.stop_reason").String() != "tool_use" {
+		return s.write(f.raw)
+	}
+	data, err := providers.SetMessagesStopReason(f.data, "end_turn")
+	if err != nil {
+		return s.fail("hookgate_error", "hookgate could not rewrite stop_reason", err)
+	}
+	return s.write(providers.FrameMessagesEvent(providers.MessageDelta, data))
+}
+
+// fail ends the stream with an Anthropic error event naming the cause.
+func (s *messagesStream) fail(code, message string, cause error) error {
+	if err := s.write(messagesFailEvent(code, message)); err != nil {
+		return err
+	}
+	if err := s.client.Flush(); err != nil {
+		return err
+	}
+	return cause
+}
