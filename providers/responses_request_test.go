@@ -67,7 +67,9 @@ func TestResponsesRequestEdits(t *testing.T) {
 			map[string]string{"instructions": `"CTX\n\nBe brief."`}},
 		{"instructions after", func(b []byte) ([]byte, error) { return InjectInstructions(b, "CTX", true) },
 			map[string]string{"instructions": `"Be brief.\n\nCTX"`}},
-		{"instructions set", func([]byte) ([]byte, error) { return InjectInstructions([]byte(`{"input":"x","instructions":null}`), "CTX", false) },
+		{"instructions set", func([]byte) ([]byte, error) {
+			return InjectInstructions([]byte(`{"input":"x","instructions":null}`), "CTX", false)
+		},
 			map[string]string{"instructions": `"CTX"`}},
 		{"instructions as items", func([]byte) ([]byte, error) {
 			return InjectInstructions([]byte(`{"instructions":[{"role":"developer","content":"A"}]}`), "CTX", false)
@@ -78,7 +80,9 @@ func TestResponsesRequestEdits(t *testing.T) {
 			map[string]string{"input.5.output": `"ok"`, "input.3.output": `"18C"`}},
 		{"user parts", func(b []byte) ([]byte, error) { return AppendToInputMessage(b, 1, "\n\nmore") },
 			map[string]string{"input.1.content.2": `{"type":"input_text","text":"\n\nmore"}`}},
-		{"user string", func([]byte) ([]byte, error) { return AppendToInputMessage([]byte(`{"input":"hi"}`), InputStringPos, "!") },
+		{"user string", func([]byte) ([]byte, error) {
+			return AppendToInputMessage([]byte(`{"input":"hi"}`), InputStringPos, "!")
+		},
 			map[string]string{"input": `"hi!"`}},
 		{"outputs before a string", func([]byte) ([]byte, error) {
 			return AddToolOutputs([]byte(`{"previous_response_id":"r","input":"next"}`), []ToolOutput{{Kind: FunctionCall, CallID: "c1", Output: "blocked by h: no"}})
