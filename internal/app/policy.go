@@ -22,6 +22,7 @@ type policy struct {
 	channels     map[string]channels.Channel
 	engine       *hooks.Engine
 	chat         *interceptors.Chat
+	responses    *interceptors.Responses
 	tenantErrors map[string]error
 	active       bool
 }
@@ -89,6 +90,7 @@ func compilePolicy(cfg *config.Config, log *slog.Logger, sv *services) (*policy,
 		opts.Metrics = sv.tools.withConfig(cfg)
 	}
 	p.chat = interceptors.NewChat(opts)
+	p.responses = interceptors.NewResponses(opts)
 	return p, nil
 }
 
@@ -136,7 +138,7 @@ func tenantOf(cfg *config.Config, origin string) string {
 // proxyOptions are the proxy's view of the policy.
 func (p *policy) proxyOptions(log *slog.Logger, metrics *proxy.Metrics) proxy.Options {
 	return proxy.Options{
-		Interceptors: map[string]interceptors.Interceptor{"/v1/chat/completions": p.chat},
+		Interceptors: map[string]interceptors.Interceptor{"/v1/chat/completions": p.chat, "/v1/responses": p.responses},
 		HooksActive:  p.active,
 		TenantErrors: p.tenantErrors,
 		Release:      p.release,

@@ -1,0 +1,81 @@
+package interceptors
+
+import (
+	"context"
+	"time"
+
+	"github.com/hookgate/hookgate/hooks"
+	"github.com/hookgate/hookgate/providers"
+)
+
+// finishPlain applies the hooks to a non-streamed response: its calls
+// judged concurrently, each blocked one replaced by a message item
+// carrying its note, rewritten ones re-encoded, pre_response's text
+// appended as a message item to a final answer; and the chain's link
+// recorded before the agent can continue it.
+func (x *responsesExchange) finishPlain(ctx context.Context, body []byte) ([]byte, error) {
+	resp, err := providers.ParseResponsesResponse(body)
+	if err != nil {
+		// A call in a response hookgate cannot read could not be judged,
+		// so it is not passed on.
+		return nil, &RequestError{Status: 502, Type: "upstream_error", Code: "unreadable_response",
+			Message: "hookgate could not read the upstream's response, so its tool calls could not be judged", Err: err}
+	}
+	link := x.newLink()
+	if !x.watchesResponse() {
+		for _, c := range resp.Calls() {
+			link.addCall(c.CallID, c.Name, callArguments(c.Kind, c.Input))
+		}
+		x.r.chains.save(x.tenant, resp.ID, link, x.r.loop.log)
+		return body, nil
+	}
+	calls := resp.Calls()
+	started := time.Now()
+	verdicts := x.judgeAll(ctx, resp.ID, calls)
+	x.hookTime += time.Since(started)
+	out := body
+	blocked := 0
+	for i, c := range calls {
+		v := verdicts[i]
+		x.countToolCall(c.Name, v.Decision)
+		switch v.Decision {
+		case hooks.Block:
+			blocked++
+			note := blockNote(x.r.loop.opts.BlockTemplate, c.Name, v.HookID, v.Reason)
+			if out, err = providers.ReplaceResponsesOutputItem(out, providers.PlainOutput, c.Pos, providers.MessageItem(noteItemID(), note)); err != nil {
+				return nil, editFailed(err)
+			}
+			link.block(c.Kind, c.CallID, v.HookID, v.Reason)
+		case hooks.Rewrite:
+			if out, err = providers.SetResponsesOutputInput(out, providers.PlainOutput, c.Pos, c.Kind, string(v.Arguments)); err != nil {
+				return nil, editFailed(err)
+			}
+			link.addCall(c.CallID, c.Name, callArguments(c.Kind, string(v.Arguments)))
+		default:
+			link.addCall(c.CallID, c.Name, callArguments(c.Kind, c.Input))
+		}
+	}
+	final := len(calls) == blocked
+	if final || x.r.loop.opts.PreResponseOnToolCalls {
+		text, err := x.r.loop.preResponse(ctx, &x.exchangeState, resp.Text)
+		if err != nil {
+			return nil, err
+		}
+		if text != "" {
+			if resp.Text != "" || blocked > 0 {
+				text = "\n\n" + text
+			}
+			if out, err = providers.AppendResponsesOutputItem(out, providers.PlainOutput, providers.MessageItem(noteItemID(), text)); err != nil {
+				return nil, editFailed(err)
+			}
+		}
+	}
+	x.r.chains.save(x.tenant, resp.ID, link, x.r.loop.log)
+	if final {
+		x.r.loop.answered(ctx, x.id, resp.Text)
+	}
+	return out, nil
+}
+
+// noteItemID names a message item hookgate adds to a response.
+func noteItemID() string { return "msg_hookgate_" + randomHex(12) }

@@ -1,0 +1,635 @@
+package interceptors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/hookgate/hookgate/hooks"
+	"github.com/hookgate/hookgate/providers"
+)
+
+// responsesStream relays one streamed Responses answer while hooks watch
+// it.
+//
+// Events go to the client the moment they arrive, until a call item
+// (function_call, custom_tool_call) begins: that item's events are held
+// from output_item.added to output_item.done, and then pre_tool_use judges
+// the call on its own goroutine while the stream goes on. Whatever comes
+// after a held item waits behind it, in order: the SDKs build the output
+// list by appending items as they are announced and address them by
+// output_index, so no item may overtake an earlier one. Text before the
+// first call is never delayed.
+//
+// A call allowed unchanged goes out as the bytes that came. A rewritten
+// call goes out as its own events with the new input (one delta carrying
+// it whole, the .done event and the done item patched). A blocked call is
+// replaced, at the same output_index, by an assistant message item
+// carrying its note. The terminal event (response.completed, .incomplete,
+// .failed) repeats the whole output: it is patched alike, gains the
+// pre_response item, and any call it lists that was never streamed is
+// judged before it goes out. Once hookgate has added or dropped an event,
+// every later sequence_number is rewritten so the numbers stay contiguous.
+type responsesStream struct {
+	x      *responsesExchange
+	client Sink
+	parser *providers.SSEParser
+	ev     providers.ResponsesEvent
+
+	queue   []rsEntry // what waits behind a held call, in order
+	calls   []*rsCall // every call of the response, in order
+	open    []*rsCall // calls announced and not yet done
+	judged  chan *rsCall
+	judging int
+
+	responseID string
+	items      int    // output items announced (the next output_index)
+	text       []byte // the answer text the agent was shown
+	survived   int
+	seq        rsSequence
+	relayed    int64
+	terminal   bool
+}
+
+// rsEntry is one place in the queue: an event, a call, or the terminal
+// event with the response it carries.
+type rsEntry struct {
+	frame *rsFrame
+	call  *rsCall
+	final *providers.ResponsesResponse // set on the terminal event
+	kind  providers.ResponsesEventKind
+}
+
+// rsFrame is one upstream event, with what re-encoding it needs.
+type rsFrame struct {
+	raw, data, event []byte
+	seq              int64
+	hasSeq           bool
+	role             rsRole
+}
+
+// rsRole is the part an event plays in a held call.
+type rsRole uint8
+
+const (
+	roleOther rsRole = iota
+	roleAdded
+	roleDelta
+	roleDone
+	roleItemDone
+)
+
+func (f *rsFrame) clone() *rsFrame {
+	c := *f
+	c.raw, c.data = clone(f.raw), clone(f.data)
+	if f.event != nil {
+		c.event = clone(f.event)
+	}
+	return &c
+}
+
+// rsCall is one call item being held.
+type rsCall struct {
+	kind        providers.ResponsesCallKind
+	ordinal     int
+	outputIndex int
+	itemID      string
+	callID      string
+	name        string
+	frames      []*rsFrame
+
+	// The input as each source gave it: the added item's followed by the
+	// deltas (what accumulators build), the .done event's, the done item's.
+	built     []byte
+	done      []byte
+	hasDone   bool
+	item      []byte
+	hasItem   bool
+	hasDelta  bool
+	addedLen  int    // the length of the input the added item carried
+	input     []byte // the input judged, as the upstream sent it
+	untracked bool   // listed only by the terminal event's output
+
+	noteID, note string // the message item that replaces a blocked call
+	complete     bool
+	resolved     bool
+	emitted      bool
+	v            verdict
+}
+
+func (c *rsCall) add(f *rsFrame, role rsRole) {
+	f.role = role
+	c.frames = append(c.frames, f)
+}
+
+// rsSequence keeps the sequence numbers the client sees contiguous. Until
+// hookgate adds or drops an event every event keeps its number (and its
+// bytes); from then on each event gets the number after the last one
+// written.
+type rsSequence struct {
+	numbered bool // the upstream numbers its events
+	dirty    bool
+	last     int64
+}
+
+// place returns the number an upstream event numbered n goes out with,
+// and whether it differs from n.
+func (q *rsSequence) place(n int64) (int64, bool) {
+	if !q.dirty {
+		q.last = n
+		return n, false
+	}
+	q.last++
+	return q.last, q.last != n
+}
+
+// next numbers an event hookgate adds (a providers.Sequencer).
+func (q *rsSequence) next() (int64, bool) {
+	if !q.numbered {
+		return 0, false
+	}
+	q.dirty = true
+	q.last++
+	return q.last, true
+}
+
+// drop notes an upstream event that does not go out.
+func (q *rsSequence) drop() { q.dirty = true }
+
+func newResponsesStream(x *responsesExchange, client Sink) *responsesStream {
+	return &responsesStream{
+		x:      x,
+		client: client,
+		parser: providers.NewSSEParser(x.r.loop.opts.MaxEventBytes),
+		judged: make(chan *rsCall, 16),
+		seq:    rsSequence{last: -1},
+	}
+}
+
+// run relays the stream: upstream reads, finished judgements and
+// heartbeats, until the upstream has ended and every held call is out.
+func (s *responsesStream) run(ctx context.Context, upstream io.Reader) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	reads := startUpstreamReads(ctx, upstream)
+	heartbeat := time.NewTicker(s.x.r.loop.opts.Heartbeat)
+	defer heartbeat.Stop()
+	err := s.loop(ctx, reads, heartbeat.C)
+	cancel()
+	for s.judging > 0 {
+		<-s.judged
+		s.judging--
+	}
+	for _, c := range s.calls {
+		if !c.emitted {
+			s.x.held(-1) // never emitted: truncated or failed
+		}
+	}
+	return err
+}
+
+func (s *responsesStream) loop(ctx context.Context, reads *upstreamReads, beat <-chan time.Time) error {
+	upstreamDone := false
+	for {
+		if upstreamDone && s.judging == 0 {
+			return s.finish(ctx)
+		}
+		in := reads.c
+		if upstreamDone {
+			in = nil
+		}
+		select {
+		case r := <-in:
+			err := s.onRead(ctx, r)
+			reads.reuse(r.buf)
+			if err != nil {
+				return err
+			}
+			if r.err != nil {
+				if err := s.onEnd(ctx, r.err); err != nil {
+					return err
+				}
+				upstreamDone = true
+			}
+		case c := <-s.judged:
+			s.judging--
+			c.resolved = true
+			if err := s.flush(ctx); err != nil {
+				return err
+			}
+			if err := s.client.Flush(); err != nil {
+				return err
+			}
+		case <-beat:
+			if s.holding() {
+				if err := s.write(providers.AppendSSEComment(nil, "hookgate: holding a tool call for its hooks")); err != nil {
+					return err
+				}
+				if err := s.client.Flush(); err != nil {
+					return err
+				}
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// holding reports a call that waits for its judgement.
+func (s *responsesStream) holding() bool {
+	for _, e := range s.queue {
+		if e.call != nil && !e.call.resolved {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *responsesStream) write(b []byte) error {
+	_, err := s.client.Write(b)
+	return err
+}
+
+func (s *responsesStream) onRead(ctx context.Context, r readResult) error {
+	if r.n == 0 {
+		return nil
+	}
+	start := time.Now()
+	defer func() { s.x.work += time.Since(start) }()
+	s.relayed += int64(r.n)
+	if limit := s.x.r.loop.opts.MaxStreamBytes; limit > 0 && s.relayed > limit {
+		return s.fail("stream_too_large", fmt.Sprintf("the upstream stream exceeded hookgate's limit of %d bytes (limits.max_stream_bytes)", limit), errStreamTooLarge)
+	}
+	s.parser.Feed((*r.buf)[:r.n])
+	if err := s.drain(ctx); err != nil {
+		return err
+	}
+	if err := s.flush(ctx); err != nil {
+		return err
+	}
+	return s.client.Flush()
+}
+
+func (s *responsesStream) drain(ctx context.Context) error {
+	for {
+		f, err := s.parser.Next()
+		if err != nil {
+			return s.fail("event_too_large", "an upstream event exceeded hookgate's limit (limits.max_event_bytes)", err)
+		}
+		if f == nil {
+			return nil
+		}
+		if err := s.onFrame(ctx, f); err != nil {
+			return err
+		}
+	}
+}
+
+// onEnd handles the end of the upstream body: a stream that never reached
+// its terminal event is truncated, and the calls it was holding are never
+// emitted.
+func (s *responsesStream) onEnd(ctx context.Context, readErr error) error {
+	if !errors.Is(readErr, io.EOF) {
+		return s.fail("stream_truncated", "the upstream connection failed before the stream finished", fmt.Errorf("%w: %v", ErrTruncated, readErr))
+	}
+	s.parser.End()
+	if err := s.drain(ctx); err != nil {
+		return err
+	}
+	if !s.terminal {
+		return s.fail("stream_truncated", "the upstream stream ended before it finished", ErrTruncated)
+	}
+	return nil
+}
+
+// finish emits what was held once every call has been judged, then the
+// bytes of an unterminated last event as they came.
+func (s *responsesStream) finish(ctx context.Context) error {
+	if err := s.flush(ctx); err != nil {
+		return err
+	}
+	if tail := s.parser.Trailing(); len(tail) > 0 {
+		if err := s.write(tail); err != nil {
+			return err
+		}
+	}
+	return s.client.Flush()
+}
+
+// onFrame routes one SSE event.
+func (s *responsesStream) onFrame(ctx context.Context, f *providers.SSEFrame) error {
+	fr := rsFrame{raw: f.Raw, data: f.Data, event: f.Event}
+	if !f.HasData() || f.Done {
+		return s.pass(&fr)
+	}
+	ev := &s.ev
+	if err := ev.Decode(f.Data); err != nil {
+		// What hookgate cannot read might be a call a client can: fail closed.
+		return s.fail("unreadable_event", "the upstream sent an event hookgate cannot read, so what it carries could not be judged", err)
+	}
+	if ev.HasSequence {
+		s.seq.numbered = true
+		fr.seq, fr.hasSeq = ev.Sequence, true
+	}
+	switch ev.Kind {
+	case providers.RespCreated:
+		s.responseID = ev.ResponseID().Text()
+	case providers.RespItemAdded, providers.RespItemDone:
+		if ev.Kind == providers.RespItemAdded {
+			s.items++
+		}
+		if ev.HasOutputIndex && ev.OutputIndex >= s.items {
+			s.items = ev.OutputIndex + 1
+		}
+		if kind := ev.Item.CallKind(); kind != providers.NotACall {
+			return s.onCallItem(ctx, &fr, kind)
+		}
+	case providers.RespArgsDelta, providers.RespArgsDone:
+		return s.onCallInput(&fr)
+	case providers.RespTextDelta:
+		if len(s.text) < maxAnswerText {
+			s.text = ev.Delta.AppendText(s.text)
+		}
+	case providers.RespCompleted, providers.RespIncomplete, providers.RespFailed:
+		s.terminal = true
+		return s.onTerminal(ctx, &fr)
+	case providers.RespError:
+		s.terminal = true
+	default:
+		if c := s.openCall(); c != nil {
+			// Another event of a held item (a provider's own): it goes
+			// with the item.
+			c.add(fr.clone(), roleOther)
+			return nil
+		}
+	}
+	return s.pass(&fr)
+}
+
+// pass writes an event at once, unless something is held: then it waits
+// its turn.
+func (s *responsesStream) pass(fr *rsFrame) error {
+	if len(s.queue) == 0 {
+		return s.emitFrame(fr, nil)
+	}
+	s.queue = append(s.queue, rsEntry{frame: fr.clone()})
+	return nil
+}
+
+// openCall returns the held call the current event belongs to, by
+// output_index, else by item id.
+func (s *responsesStream) openCall() *rsCall {
+	ev := &s.ev
+	for _, c := range s.open {
+		if ev.HasOutputIndex {
+			if c.outputIndex == ev.OutputIndex {
+				return c
+			}
+			continue
+		}
+		if id := ev.ItemID; id.NonEmpty() && id.Equal(c.itemID) {
+			return c
+		}
+		if id := ev.Item.ID; id.NonEmpty() && id.Equal(c.itemID) {
+			return c
+		}
+	}
+	return nil
+}
+
+func (s *responsesStream) closeOpen(c *rsCall) {
+	for i, o := range s.open {
+		if o == c {
+			s.open = append(s.open[:i], s.open[i+1:]...)
+			return
+		}
+	}
+}
+
+// startCall begins holding a call.
+func (s *responsesStream) startCall(c *rsCall) error {
+	if limit := s.maxCalls(); len(s.calls) >= limit {
+		return s.fail("invalid_tool_call", fmt.Sprintf("the upstream's response makes more than %d tool calls", limit), providers.ErrTooManyToolCalls)
+	}
+	c.ordinal = len(s.calls)
+	s.calls = append(s.calls, c)
+	s.queue = append(s.queue, rsEntry{call: c})
+	s.x.held(1)
+	return nil
+}
+
+func (s *responsesStream) maxCalls() int {
+	if n := s.x.r.loop.opts.ToolLimits.MaxCalls; n > 0 {
+		return n
+	}
+	return providers.DefaultMaxToolCalls
+}
+
+func (s *responsesStream) maxArguments() int {
+	if n := s.x.r.loop.opts.ToolLimits.MaxArgumentsBytes; n > 0 {
+		return n
+	}
+	return providers.DefaultMaxToolArguments
+}
+
+// onCallItem handles output_item.added and .done of a call item.
+func (s *responsesStream) onCallItem(ctx context.Context, fr *rsFrame, kind providers.ResponsesCallKind) error {
+	ev := &s.ev
+	c := s.openCall()
+	if ev.Kind == providers.RespItemAdded {
+		if c != nil {
+			return s.fail("invalid_tool_call", "the upstream announced a second item at the output_index of a call it had not finished", providers.ErrCallAlreadyComplete)
+		}
+		c = &rsCall{kind: kind, outputIndex: s.items - 1}
+		if ev.HasOutputIndex {
+			c.outputIndex = ev.OutputIndex
+		}
+		c.describe(&ev.Item)
+		if in := ev.Item.CallInput(); in.Set() {
+			c.built = callText(in)
+			c.addedLen = len(c.built)
+		}
+		if err := s.startCall(c); err != nil {
+			return err
+		}
+		c.add(fr.clone(), roleAdded)
+		s.open = append(s.open, c)
+		return nil
+	}
+	if c == nil {
+		// Done without added: the item arrives whole.
+		c = &rsCall{kind: kind, outputIndex: s.items - 1}
+		if ev.HasOutputIndex {
+			c.outputIndex = ev.OutputIndex
+		}
+		if err := s.startCall(c); err != nil {
+			return err
+		}
+	}
+	s.closeOpen(c)
+	c.describe(&ev.Item)
+	if in := ev.Item.CallInput(); in.Present() {
+		c.item, c.hasItem = callText(in), true
+	}
+	c.add(fr.clone(), roleItemDone)
+	s.judge(ctx, c)
+	return nil
+}
+
+// describe takes the call's identity from an item view, where not known.
+func (c *rsCall) describe(it *providers.ResponsesItem) {
+	if c.itemID == "" {
+		c.itemID = it.ID.Text()
+	}
+	if c.callID == "" {
+		c.callID = it.CallID.Text()
+	}
+	if c.name == "" {
+		c.name = it.Name.Text()
+	}
+}
+
+// callText is a call input member's text: the string, or the JSON text of
+// another value (an object sent where the string belongs).
+func callText(f providers.Field) []byte {
+	if f.IsString() {
+		return f.AppendText(nil)
+	}
+	if f.Set() {
+		return clone(f.Raw)
+	}
+	return nil
+}
+
+// onCallInput handles the delta and done events of a call's input.
+func (s *responsesStream) onCallInput(fr *rsFrame) error {
+	ev := &s.ev
+	c := s.openCall()
+	if c == nil {
+		return s.fail("invalid_tool_call", "the upstream sent arguments for a call hookgate was not holding", providers.ErrCallAlreadyComplete)
+	}
+	if ev.Kind == providers.RespArgsDelta {
+		c.built = ev.Delta.AppendText(c.built)
+		c.hasDelta = true
+		if len(c.built) > s.maxArguments() {
+			return s.fail("invalid_tool_call", fmt.Sprintf("the upstream sent a tool call whose arguments exceed %d bytes", s.maxArguments()), providers.ErrArgumentsTooLarge)
+		}
+		c.add(fr.clone(), roleDelta)
+		return nil
+	}
+	c.done, c.hasDone = callText(ev.Final()), true
+	c.add(fr.clone(), roleDone)
+	return nil
+}
+
+// settle decides the input a complete call is judged on. Every source the
+// stream gave must agree: a client may read any of them, so a call whose
+// sources differ could be run with an input nobody judged.
+func (c *rsCall) settle() bool {
+	var got [][]byte
+	if c.hasDelta || c.addedLen > 0 {
+		// An empty input in the added item, with no delta after it, is
+		// only a placeholder the .done event fills (LM Studio).
+		got = append(got, c.built)
+	}
+	if c.hasDone {
+		got = append(got, c.done)
+	}
+	if c.hasItem {
+		got = append(got, c.item)
+	}
+	if len(got) == 0 {
+		return true
+	}
+	c.input = got[len(got)-1]
+	for _, g := range got {
+		if string(g) != string(c.input) {
+			return false
+		}
+	}
+	return true
+}
+
+// judge starts pre_tool_use for a complete call, on its own goroutine.
+func (s *responsesStream) judge(ctx context.Context, c *rsCall) {
+	if c.complete {
+		return
+	}
+	c.complete = true
+	switch {
+	case !c.settle():
+		c.v = verdict{Decision: hooks.Block, HookID: hookgateBlocker, Reason: "the upstream sent conflicting arguments for this call"}
+		c.resolved = true
+	case !s.x.r.loop.has(hooks.PreToolUse):
+		c.v = verdict{Decision: hooks.Allow, Arguments: c.input}
+		c.resolved = true
+	default:
+		ev := s.x.callEvent(s.responseID, c.callID, c.name, c.ordinal)
+		input := c.input
+		s.judging++
+		go func() {
+			c.v = s.x.judgeCall(ctx, ev, c.kind, input)
+			s.judged <- c
+		}()
+	}
+}
+
+// onTerminal takes the response's last word: calls still open are
+// complete now, calls only its output lists are judged, and it waits
+// behind everything held.
+func (s *responsesStream) onTerminal(ctx context.Context, fr *rsFrame) error {
+	final, err := providers.ReadResponsesOutput(fr.data, providers.EventOutput)
+	if err != nil {
+		return s.fail("unreadable_event", "the upstream's final event could not be read, so the calls it lists could not be judged", err)
+	}
+	if s.responseID == "" {
+		s.responseID = final.ID
+	}
+	for len(s.open) > 0 {
+		c := s.open[0]
+		s.open = s.open[1:]
+		s.judge(ctx, c)
+	}
+	for _, it := range final.Calls() {
+		if s.callOf(it) != nil {
+			continue
+		}
+		c := &rsCall{kind: it.Kind, outputIndex: it.Pos, itemID: it.ID, callID: it.CallID, name: it.Name,
+			item: []byte(it.Input), hasItem: true, untracked: true}
+		if err := s.startCall(c); err != nil {
+			return err
+		}
+		s.judge(ctx, c)
+	}
+	s.queue = append(s.queue, rsEntry{frame: fr.clone(), final: final, kind: s.ev.Kind})
+	return nil
+}
+
+// callOf finds the held call an output item of the terminal event is: by
+// item id, else by call id.
+func (s *responsesStream) callOf(it providers.ResponsesOutputItem) *rsCall {
+	for _, c := range s.calls {
+		if it.ID != "" && c.itemID == it.ID {
+			return c
+		}
+	}
+	for _, c := range s.calls {
+		if it.ID == "" && it.CallID != "" && c.callID == it.CallID {
+			return c
+		}
+	}
+	return nil
+}
+
+// fail ends the stream with an error event naming the cause.
+func (s *responsesStream) fail(code, message string, cause error) error {
+	if err := s.write(providers.ResponsesErrorEvent("upstream_error", code, message, s.seq.next)); err != nil {
+		return err
+	}
+	if err := s.client.Flush(); err != nil {
+		return err
+	}
+	return cause
+}
