@@ -1,11 +1,14 @@
 package interceptors
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -191,6 +194,62 @@ func BenchmarkJudgeToolCall(b *testing.B) {
 					b.Fatalf("decision %s", v.Decision)
 				}
 			}
+		})
+	}
+}
+
+// timingSink notes when the first write carrying a finish_reason arrives.
+type timingSink struct {
+	discardSink
+	finishedAt time.Time
+}
+
+var finishKey = []byte(`"finish_reason":"`)
+
+func (s *timingSink) Write(p []byte) (int, error) {
+	if s.finishedAt.IsZero() && bytes.Contains(p, finishKey) {
+		s.finishedAt = time.Now()
+	}
+	return s.discardSink.Write(p)
+}
+
+// BenchmarkHeldCallRelease is the delay a held tool call adds inside the
+// interceptor: from the moment the upstream's chunk that completes the call
+// (the finish) is read, to the moment the client is written the call with
+// its finish. The upstream is paced (interval between events) so that the
+// relay waits in Read as it does on a socket. Reported as release-p50-us
+// and release-p99-us; without hooks it is the relay's own time.
+func BenchmarkHeldCallRelease(b *testing.B) {
+	events := toolStream(2, 1, 3)
+	finishAt := -1
+	for i, e := range events {
+		if bytes.Contains(e, finishKey) {
+			finishAt = i
+		}
+	}
+	for _, c := range []struct{ name, hooks string }{
+		{"no-hooks", ""},
+		{"script1", allowScripts(1)},
+		{"script10", allowScripts(10)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			chat := NewChat(Options{Engine: compileHooks(b, c.hooks)})
+			var delays []float64
+			for range b.N {
+				var readAt time.Time
+				r := &eventReader{events: events, each: func(i int) {
+					time.Sleep(200 * time.Microsecond)
+					if i == finishAt {
+						readAt = time.Now()
+					}
+				}}
+				sink := &timingSink{}
+				relayOnce(b, chat, r, sink)
+				delays = append(delays, float64(sink.finishedAt.Sub(readAt).Microseconds()))
+			}
+			slices.Sort(delays)
+			b.ReportMetric(delays[len(delays)/2], "release-p50-us")
+			b.ReportMetric(delays[min(len(delays)-1, len(delays)*99/100)], "release-p99-us")
 		})
 	}
 }
