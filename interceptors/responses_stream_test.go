@@ -9,7 +9,6 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/hookgate/hookgate/hooks"
 	"github.com/hookgate/hookgate/internal/fixtures"
 	"github.com/hookgate/hookgate/providers"
 )
@@ -309,5 +308,3 @@ func equalJSON(a, b map[string]any) bool {
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
 }
-
-var _ = hooks.Allow
