@@ -187,6 +187,7 @@ func BenchmarkJudgeToolCall(b *testing.B) {
 		b.Run(fmt.Sprintf("script%d", n), func(b *testing.B) {
 			e := compileHooks(b, allowScripts(n))
 			b.ReportAllocs()
+			b.ResetTimer()
 			for range b.N {
 				ev := &hooks.Event{Event: hooks.PreToolUse, SessionID: "s", ToolName: "exec", ToolCallID: "call_0"}
 				v := judgeToolCall(context.Background(), e, ev, args)
@@ -235,6 +236,7 @@ func BenchmarkHeldCallRelease(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			chat := NewChat(Options{Engine: compileHooks(b, c.hooks)})
 			var delays []float64
+			b.ResetTimer()
 			for range b.N {
 				var readAt time.Time
 				r := &eventReader{events: events, each: func(i int) {
