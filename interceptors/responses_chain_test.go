@@ -178,3 +178,25 @@ func TestResponsesChainJudgesEveryNewPrompt(t *testing.T) {
 		t.Fatalf("user_prompt_submit fired for %q; want the two prompts", got)
 	}
 }
+
+// Hooks get the same event on this route as on chat completions: the
+// provider, the route in metadata, the tool's name, call id and input.
+func TestResponsesHookEventShape(t *testing.T) {
+	var rec recorder
+	r := NewResponses(Options{Engine: engineFor(t, "- id: seen\n  event: pre_tool_use\n  handler: {type: http, url: '"+rec.url(t)+"'}\n")})
+	if _, err := relayResponses(t, r, streamRequest, callStream("resp_e", `{"command":"ls"}`)); err != nil {
+		t.Fatal(err)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.events) != 1 {
+		t.Fatalf("%d events", len(rec.events))
+	}
+	ev := rec.events[0]
+	md, _ := ev["metadata"].(map[string]any)
+	input, _ := ev["toolInput"].(map[string]any)
+	if ev["event"] != "pre_tool_use" || ev["provider"] != "openai" || md["route"] != "/v1/responses" || ev["toolName"] != "exec" ||
+		ev["toolCallId"] != "call_A" || input["command"] != "ls" || ev["model"] != "m" {
+		t.Fatalf("event %v", ev)
+	}
+}

@@ -51,8 +51,10 @@ func (x *responsesExchange) finishPlain(ctx context.Context, body []byte) ([]byt
 				return nil, editFailed(err)
 			}
 			link.addCall(c.CallID, c.Name, callArguments(c.Kind, string(v.Arguments)))
+			x.r.loop.clock.issued(x.id.session, c.CallID)
 		default:
 			link.addCall(c.CallID, c.Name, callArguments(c.Kind, c.Input))
+			x.r.loop.clock.issued(x.id.session, c.CallID)
 		}
 	}
 	final := len(calls) == blocked
