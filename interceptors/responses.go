@@ -17,8 +17,9 @@ import (
 // What differs from chat is the wire format and the conversation state
 // the upstream may keep. A request that continues through
 // previous_response_id carries only the new items; hookgate follows such
-// chains to the session they belong to, and tells the upstream about the
-// calls it blocked in the stored response (see responses_chain.go).
+// chains (and conversation objects) to the session they belong to, and
+// tells the upstream about the calls it blocked in the stored response
+// (see responses_chain.go).
 //
 // on_block: retry is not offered on this route: a blocked call is always
 // answered with its note.
@@ -78,10 +79,7 @@ func (r *Responses) Begin(ctx context.Context, req *Request) (Exchange, error) {
 			Message: "background responses are fetched later, past hookgate's hooks; behind hookgate's policy stream them (stream: true) or drop background"}
 	}
 	x.engine = c.opts.Engine
-	var link chainLink
-	if view.PreviousResponseID != "" {
-		link, _ = r.chains.load(req.Tenant, view.PreviousResponseID)
-	}
+	link := x.loadLink()
 	x.id = c.identify(req, view.User, view.Model, view.SystemText(), firstInputUser(view))
 	if link.Session != "" && (c.opts.SessionHeader == "" || req.Header == nil || strings.TrimSpace(req.Header(c.opts.SessionHeader)) == "") {
 		x.id.session = link.Session

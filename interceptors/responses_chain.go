@@ -16,6 +16,9 @@ import (
 // and will never answer. The upstream refuses a turn that leaves a call of
 // the previous response unanswered.
 //
+// A conversation object (conversation: <id>) keeps the state the same
+// way; its link is that of its latest response.
+//
 // So for every response it relays hookgate remembers a link: the session,
 // how many prompts the chain holds, the calls (for post_tool_use on their
 // outputs) and the blocked calls with the note their output must carry.
@@ -54,17 +57,25 @@ const (
 	maxLinkArguments = 64 << 10
 )
 
-// linkKey is the session-memory id of the link of a tenant's response.
-func linkKey(tenant, responseID string) string {
-	return "\tresponses-chain\t" + tenant + "\t" + responseID
+// linkKey is the session-memory id of the link of a tenant's response,
+// or of the latest response in a conversation (conversation links to that
+// response's successor, which the agent sends with conversation: <id>).
+func linkKey(tenant, kind, id string) string {
+	return "\tresponses-chain\t" + tenant + "\t" + kind + "\t" + id
 }
+
+// Kinds of links.
+const (
+	responseLink     = "response"
+	conversationLink = "conversation"
+)
 
 // linkField is the entry of the link's record that holds it.
 const linkField = "link"
 
-// load returns the link of a response, if hookgate relayed it.
-func (rc responseChains) load(tenant, responseID string) (chainLink, bool) {
-	s := rc.mem.Lock(linkKey(tenant, responseID))
+// load returns a link, if hookgate recorded it.
+func (rc responseChains) load(tenant, kind, id string) (chainLink, bool) {
+	s := rc.mem.Lock(linkKey(tenant, kind, id))
 	raw, ok := s.Prompts[linkField]
 	rc.mem.Unlock(s)
 	var l chainLink
@@ -74,9 +85,9 @@ func (rc responseChains) load(tenant, responseID string) (chainLink, bool) {
 	return l, true
 }
 
-// save records the link of a response.
-func (rc responseChains) save(tenant, responseID string, l chainLink, log *slog.Logger) {
-	if responseID == "" {
+// save records a link.
+func (rc responseChains) save(tenant, kind, id string, l chainLink, log *slog.Logger) {
+	if id == "" {
 		return
 	}
 	raw, err := json.Marshal(l)
@@ -84,7 +95,7 @@ func (rc responseChains) save(tenant, responseID string, l chainLink, log *slog.
 		log.Warn("responses chain: link not recorded", "err", err)
 		return
 	}
-	s := rc.mem.Lock(linkKey(tenant, responseID))
+	s := rc.mem.Lock(linkKey(tenant, kind, id))
 	s.Prompts[linkField] = string(raw)
 	rc.mem.Unlock(s)
 }
@@ -136,6 +147,29 @@ func (x *responsesExchange) newLink() chainLink {
 	return chainLink{Session: x.id.session, Users: x.users}
 }
 
+// loadLink returns the link the request continues: that of its previous
+// response, else that of its conversation.
+func (x *responsesExchange) loadLink() chainLink {
+	var l chainLink
+	switch {
+	case x.view.PreviousResponseID != "":
+		l, _ = x.r.chains.load(x.tenant, responseLink, x.view.PreviousResponseID)
+	case x.view.Conversation != "":
+		l, _ = x.r.chains.load(x.tenant, conversationLink, x.view.Conversation)
+	}
+	return l
+}
+
+// saveLink records the link of this exchange's response, and makes it
+// its conversation's latest.
+func (x *responsesExchange) saveLink(responseID string, l chainLink) {
+	log := x.r.loop.log
+	x.r.chains.save(x.tenant, responseLink, responseID, l, log)
+	if x.view.Conversation != "" && responseID != "" {
+		x.r.chains.save(x.tenant, conversationLink, x.view.Conversation, l, log)
+	}
+}
+
 // linkOnEnd records the link of a stream relayed untouched, from its
 // terminal event, before that event goes to the agent (which may then
 // continue the chain at once).
@@ -151,6 +185,6 @@ func (x *responsesExchange) linkOnEnd(f *providers.SSEFrame, _ Sink) (bool, erro
 	for _, c := range resp.Calls() {
 		l.addCall(c.CallID, c.Name, callArguments(c.Kind, c.Input))
 	}
-	x.r.chains.save(x.tenant, resp.ID, l, x.r.loop.log)
+	x.saveLink(resp.ID, l)
 	return false, nil
 }

@@ -200,3 +200,29 @@ func TestResponsesHookEventShape(t *testing.T) {
 		t.Fatalf("event %v", ev)
 	}
 }
+
+// A conversation object keeps state like a chain: the request after a
+// response with a blocked call answers it for the agent, once.
+func TestResponsesConversationCarriesBlockedCalls(t *testing.T) {
+	r := NewResponses(Options{Engine: engineFor(t, chainPolicy)})
+	first := begin(t, r, "", `{"model":"m","conversation":"conv_1","input":"clean up"}`)
+	plain := `{"id":"resp_c1","status":"completed","output":[{"id":"fc_0","type":"function_call","arguments":"{\"command\":\"rm x\"}","call_id":"call_rm","name":"exec"}]}`
+	if _, err := first.FinishPlain(context.Background(), []byte(plain)); err != nil {
+		t.Fatal(err)
+	}
+	second := begin(t, r, "", `{"model":"m","conversation":{"id":"conv_1"},"input":"and then?"}`)
+	in := gjson.GetBytes(second.Body(), "input").Array()
+	if len(in) != 2 || in[0].Get("call_id").Str != "call_rm" || second.id.session != first.id.session {
+		t.Fatalf("second: %s", second.Body())
+	}
+	if got := gjson.GetBytes(second.Body(), "instructions").Str; got != "Rules for "+first.id.session {
+		t.Fatalf("instructions %q", got)
+	}
+	if _, err := second.FinishPlain(context.Background(), []byte(`{"id":"resp_c2","status":"completed","output":[]}`)); err != nil {
+		t.Fatal(err)
+	}
+	third := begin(t, r, "", `{"model":"m","conversation":"conv_1","input":"thanks"}`)
+	if in := gjson.GetBytes(third.Body(), "input"); in.Type != gjson.String || third.id.session != first.id.session {
+		t.Fatalf("third: %s", third.Body())
+	}
+}

@@ -197,7 +197,7 @@ func (s *responsesStream) emitTerminal(ctx context.Context, f *rsFrame, kind pro
 			}
 		}
 	}
-	s.x.r.chains.save(s.x.tenant, s.responseID, link, s.x.r.loop.log)
+	s.x.saveLink(s.responseID, link)
 	if answer {
 		s.x.r.loop.answered(ctx, s.x.id, string(s.text))
 	}

@@ -26,7 +26,7 @@ func (x *responsesExchange) finishPlain(ctx context.Context, body []byte) ([]byt
 		for _, c := range resp.Calls() {
 			link.addCall(c.CallID, c.Name, callArguments(c.Kind, c.Input))
 		}
-		x.r.chains.save(x.tenant, resp.ID, link, x.r.loop.log)
+		x.saveLink(resp.ID, link)
 		return body, nil
 	}
 	calls := resp.Calls()
@@ -72,7 +72,7 @@ func (x *responsesExchange) finishPlain(ctx context.Context, body []byte) ([]byt
 			}
 		}
 	}
-	x.r.chains.save(x.tenant, resp.ID, link, x.r.loop.log)
+	x.saveLink(resp.ID, link)
 	if final {
 		x.r.loop.answered(ctx, x.id, resp.Text)
 	}

@@ -608,7 +608,8 @@ func (s *responsesStream) onTerminal(ctx context.Context, fr *rsFrame) error {
 }
 
 // callOf finds the held call an output item of the terminal event is: by
-// item id, else by call id.
+// item id, else by call id, else (an upstream that names neither) by
+// position.
 func (s *responsesStream) callOf(it providers.ResponsesOutputItem) *rsCall {
 	for _, c := range s.calls {
 		if it.ID != "" && c.itemID == it.ID {
@@ -617,6 +618,11 @@ func (s *responsesStream) callOf(it providers.ResponsesOutputItem) *rsCall {
 	}
 	for _, c := range s.calls {
 		if it.ID == "" && it.CallID != "" && c.callID == it.CallID {
+			return c
+		}
+	}
+	for _, c := range s.calls {
+		if it.ID == "" && it.CallID == "" && c.itemID == "" && c.callID == "" && c.outputIndex == it.Pos && c.kind == it.Kind {
 			return c
 		}
 	}

@@ -18,7 +18,7 @@ const storedPromptPos = -2
 // hookgate remembers of the chain (its user messages so far and the calls
 // of the previous response, which its outputs answer).
 func responsesTurn(view *providers.ResponsesRequest, link chainLink) *turn {
-	t := &turn{HasAssistant: view.PreviousResponseID != "", Calls: map[string]turnCall{}}
+	t := &turn{HasAssistant: view.PreviousResponseID != "" || link.Session != "", Calls: map[string]turnCall{}}
 	if hasUserMessage(view) {
 		for i := 0; i < link.Users; i++ {
 			t.Users = append(t.Users, turnMessage{Pos: storedPromptPos})

@@ -17,6 +17,9 @@ type ResponsesRequest struct {
 	User string
 	// PreviousResponseID continues a conversation the upstream stored.
 	PreviousResponseID string
+	// Conversation names a conversation object the upstream keeps (given
+	// as its id or as {"id": ...}).
+	Conversation string
 	// Instructions is the instructions string; InstructionsState says what
 	// the member held (absent, null, a string, or another form).
 	Instructions      string
@@ -91,6 +94,11 @@ func ParseResponsesRequest(body []byte) (*ResponsesRequest, error) {
 	}
 	if r.User == "" {
 		r.User = root.Get("safety_identifier").String()
+	}
+	if c := root.Get("conversation"); c.Type == gjson.String {
+		r.Conversation = c.Str
+	} else if c.IsObject() {
+		r.Conversation = c.Get("id").String()
 	}
 	switch ins := root.Get("instructions"); {
 	case !ins.Exists():

@@ -49,6 +49,11 @@ func TestParseResponsesRequest(t *testing.T) {
 	if err != nil || !s.InputString || len(s.Input) != 1 || s.Input[0] != (ResponsesInputItem{Pos: InputStringPos, Type: "message", Role: "user", Text: "hi"}) || s.User != "s-1" {
 		t.Fatalf("string input: %+v %v", s, err)
 	}
+	for body, want := range map[string]string{`{"conversation":"conv_1"}`: "conv_1", `{"conversation":{"id":"conv_2"}}`: "conv_2"} {
+		if c, err := ParseResponsesRequest([]byte(body)); err != nil || c.Conversation != want {
+			t.Errorf("%s: conversation %+v %v", body, c, err)
+		}
+	}
 	for _, bad := range []string{`[]`, `{"input":3}`, `{"input":"a","input":"b"}`, `{"model":`} {
 		if _, err := ParseResponsesRequest([]byte(bad)); !errors.Is(err, ErrInvalidJSON) {
 			t.Errorf("%s: err %v, want ErrInvalidJSON", bad, err)
