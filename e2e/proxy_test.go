@@ -61,7 +61,7 @@ func TestPassthroughOfOtherRoutesAndMethods(t *testing.T) {
 func TestUnreadGenerationRoutesAreRefusedOnceHooksExist(t *testing.T) {
 	s := startStack(t, oneHook)
 	s.mock.Handle(mockupstream.Always(mockupstream.JSON(200, []byte(`{"ok":true}`))))
-	for _, route := range []string{"/v1/responses/resp_1/cancel", "/v1/completions", "/v1/messages", "/v1/batches"} {
+	for _, route := range []string{"/v1/responses/resp_1/cancel", "/v1/completions", "/v1/messages/batches", "/v1/batches"} {
 		status, _, body := rawPost(t, s.app.URL(), route, []byte(`{"model":"m"}`), nil)
 		if status != 403 {
 			t.Fatalf("%s: status %d, want 403: %s", route, status, body)

@@ -38,7 +38,7 @@ func (s *Server) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ex 
 	fasthttp.ReleaseRequest(req)
 	if err != nil {
 		fasthttp.ReleaseResponse(resp)
-		s.writeUpstreamError(ctx, up, err)
+		s.writeUpstreamError(ctx, x, err)
 		return false
 	}
 	s.metrics.upstreamHeaders(up.name, time.Since(upStart))
@@ -63,7 +63,7 @@ func (s *Server) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ex 
 	if err != nil {
 		closeStream(resp, err)
 		fasthttp.ReleaseResponse(resp)
-		writeError(ctx, fasthttp.StatusBadGateway, "upstream_error", "unsupported_encoding", err.Error())
+		writeRouteError(ctx, x, fasthttp.StatusBadGateway, "upstream_error", "unsupported_encoding", err.Error())
 		return false
 	}
 	if encoding {
@@ -79,14 +79,14 @@ func (s *Server) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ex 
 	closeStream(resp, err)
 	fasthttp.ReleaseResponse(resp)
 	if err != nil {
-		writeError(ctx, fasthttp.StatusBadGateway, "upstream_error", "upstream_read_failed", fmt.Sprintf("reading the upstream response: %v", err))
+		writeRouteError(ctx, x, fasthttp.StatusBadGateway, "upstream_error", "upstream_read_failed", fmt.Sprintf("reading the upstream response: %v", err))
 		return false
 	}
 	finishStart := time.Now()
 	hooksBeforeFinish, _ := timing(ex)
 	out, err := ex.FinishPlain(ctx, full)
 	if err != nil {
-		s.writeInterceptError(ctx, err)
+		s.writeInterceptError(ctx, x, err)
 		return false
 	}
 	hooksAfter, _ := timing(ex)
@@ -185,15 +185,15 @@ func (s *Server) relayIntercepted(ctx *fasthttp.RequestCtx, x *exchange, resp *f
 
 // writeUpstreamError answers a failed upstream exchange before any byte of
 // a response was sent.
-func (s *Server) writeUpstreamError(ctx *fasthttp.RequestCtx, up *upstream, err error) {
+func (s *Server) writeUpstreamError(ctx *fasthttp.RequestCtx, x *exchange, err error) {
 	if isTimeout(err) || errors.Is(err, fasthttp.ErrTimeout) {
-		writeError(ctx, fasthttp.StatusGatewayTimeout, "upstream_error", "upstream_timeout",
-			fmt.Sprintf("upstream %s did not answer in time", up.name))
+		writeRouteError(ctx, x, fasthttp.StatusGatewayTimeout, "upstream_error", "upstream_timeout",
+			fmt.Sprintf("upstream %s did not answer in time", x.up.name))
 		return
 	}
-	s.log.Warn("upstream request failed", "upstream", up.name, "err", err)
-	writeError(ctx, fasthttp.StatusBadGateway, "upstream_error", "upstream_unreachable",
-		fmt.Sprintf("upstream %s could not be reached", up.name))
+	s.log.Warn("upstream request failed", "upstream", x.up.name, "err", err)
+	writeRouteError(ctx, x, fasthttp.StatusBadGateway, "upstream_error", "upstream_unreachable",
+		fmt.Sprintf("upstream %s could not be reached", x.up.name))
 }
 
 // closeStream ends an upstream body. A non-nil reason (client gone,

@@ -88,7 +88,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		}
 		ex, err = rt.interceptors[x.path].Begin(ctx, req)
 		if err != nil {
-			s.writeInterceptError(ctx, err)
+			s.writeInterceptError(ctx, x, err)
 			return
 		}
 		if r := ex.Reply(); r != nil {

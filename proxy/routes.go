@@ -21,7 +21,7 @@ const (
 var unreadGenerationRoutes = []string{
 	"/v1/completions",
 	"/v1/responses",
-	"/v1/messages",
+	"/v1/messages/batches",
 	"/v1/batches",
 	"/v1/assistants",
 	"/v1/threads",

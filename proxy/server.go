@@ -112,20 +112,20 @@ func (s *Server) handleServerError(ctx *fasthttp.RequestCtx, err error) {
 	ctx.SetConnectionClose()
 }
 
-func (s *Server) writeInterceptError(ctx *fasthttp.RequestCtx, err error) {
+func (s *Server) writeInterceptError(ctx *fasthttp.RequestCtx, x *exchange, err error) {
 	var re *interceptors.RequestError
 	if errors.As(err, &re) {
 		if re.Err != nil {
 			s.log.Warn("request answered by hookgate", "status", re.Status, "code", re.Code, "err", re.Err)
 		}
-		writeError(ctx, re.Status, re.Type, re.Code, re.Message)
+		writeRouteError(ctx, x, re.Status, re.Type, re.Code, re.Message)
 		if re.Status == fasthttp.StatusServiceUnavailable {
 			ctx.Response.Header.Set("Retry-After", "1")
 		}
 		return
 	}
 	s.log.Error("interceptor failed", "err", err)
-	writeError(ctx, fasthttp.StatusInternalServerError, "server_error", "hookgate_error", "hookgate could not process the request")
+	writeRouteError(ctx, x, fasthttp.StatusInternalServerError, "server_error", "hookgate_error", "hookgate could not process the request")
 }
 
 func isTimeout(err error) bool {

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"fmt"
 	"net"
 	"net/url"
@@ -84,13 +85,16 @@ func (u *upstream) prepare(out *fasthttp.Request, in *fasthttp.Request, body []b
 	uri.SetQueryStringBytes(in.URI().QueryString())
 	out.Header.SetHost(u.host)
 	if apiKey != "" {
+		// Header names keep the client's spelling and Set and Del match it
+		// exactly, so every spelling goes first: "X-Api-Key" from one
+		// client, "authorization" from another must not travel upstream
+		// beside the swapped key.
+		delHeaderFold(&out.Header, "Authorization", "X-Api-Key")
 		switch u.provider {
 		case "anthropic":
 			out.Header.Set("x-api-key", apiKey)
-			out.Header.Del("Authorization")
 		default:
 			out.Header.Set("Authorization", "Bearer "+apiKey)
-			out.Header.Del("x-api-key")
 		}
 	}
 	if identity {
@@ -98,4 +102,20 @@ func (u *upstream) prepare(out *fasthttp.Request, in *fasthttp.Request, body []b
 		out.Header.Set("Accept-Encoding", "identity")
 	}
 	out.SetBodyRaw(body)
+}
+
+// delHeaderFold removes every header whose name equals one of names in any
+// case.
+func delHeaderFold(h *fasthttp.RequestHeader, names ...string) {
+	var drop [][]byte
+	for k := range h.All() {
+		for _, n := range names {
+			if strings.EqualFold(string(k), n) {
+				drop = append(drop, bytes.Clone(k))
+			}
+		}
+	}
+	for _, k := range drop {
+		h.DelBytes(k)
+	}
 }
