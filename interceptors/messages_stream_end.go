@@ -21,10 +21,7 @@ func messagesStreamEnds(f *providers.SSEFrame) bool {
 
 // messagesFailEvent is the "event: error" that ends a stream hookgate
 // cannot finish (truncated upstream, limits), in Anthropic's shape, so
-// both Anthropic SDKs raise instead of taking the stream for complete. It
-// starts with a blank line: an event the upstream left unfinished (which
-// the relay passes on as it came) ends there instead of swallowing the
-// error's lines, which the Go SDK would then skip as an unnamed event.
+// both Anthropic SDKs raise instead of taking the stream for complete.
 func messagesFailEvent(code, message string) []byte {
-	return append([]byte("\n\n"), providers.MessagesErrorEvent("api_error", messagesErrorText(code, message))...)
+	return providers.MessagesErrorEvent("api_error", messagesErrorText(code, message))
 }

@@ -98,21 +98,24 @@ func (r *streamRelay) drain(client Sink, handle frameHandler) error {
 	}
 }
 
-// finish handles the end of the upstream body: the last frames, the bytes
-// of an unterminated event as they came, and a truncation error when the
-// stream never reached its terminal marker.
+// finish handles the end of the upstream body: the last frames, then a
+// truncation error when the stream never reached its terminal marker, or
+// else the bytes of an unterminated last event as they came. A truncated
+// stream's unfinished event is not passed on: glued to the error event, it
+// would turn both into one malformed event and hide the error from the
+// client (the held path, chatStream, drops it too).
 func (r *streamRelay) finish(client Sink, handle frameHandler) error {
 	r.parser.End()
 	if err := r.drain(client, handle); err != nil {
 		return err
 	}
+	if !r.complete {
+		return r.fail(client, "stream_truncated", "the upstream stream ended before it finished", ErrTruncated)
+	}
 	if tail := r.parser.Trailing(); len(tail) > 0 {
 		if _, err := client.Write(tail); err != nil {
 			return err
 		}
-	}
-	if !r.complete {
-		return r.fail(client, "stream_truncated", "the upstream stream ended before it finished", ErrTruncated)
 	}
 	return client.Flush()
 }

@@ -23,6 +23,7 @@ type policy struct {
 	engine       *hooks.Engine
 	chat         *interceptors.Chat
 	responses    *interceptors.Responses
+	messages     *interceptors.Messages
 	tenantErrors map[string]error
 	active       bool
 }
@@ -91,6 +92,7 @@ func compilePolicy(cfg *config.Config, log *slog.Logger, sv *services) (*policy,
 	}
 	p.chat = interceptors.NewChat(opts)
 	p.responses = interceptors.NewResponses(opts)
+	p.messages = interceptors.NewMessages(opts)
 	return p, nil
 }
 
@@ -138,7 +140,7 @@ func tenantOf(cfg *config.Config, origin string) string {
 // proxyOptions are the proxy's view of the policy.
 func (p *policy) proxyOptions(log *slog.Logger, metrics *proxy.Metrics) proxy.Options {
 	return proxy.Options{
-		Interceptors: map[string]interceptors.Interceptor{"/v1/chat/completions": p.chat, "/v1/responses": p.responses},
+		Interceptors: map[string]interceptors.Interceptor{"/v1/chat/completions": p.chat, "/v1/responses": p.responses, "/v1/messages": p.messages},
 		HooksActive:  p.active,
 		TenantErrors: p.tenantErrors,
 		Release:      p.release,
