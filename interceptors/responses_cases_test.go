@@ -289,3 +289,48 @@ func TestResponsesBlockedPromptIsAnswered(t *testing.T) {
 		}
 	}
 }
+
+// watchSink tells when the client has been sent some bytes.
+type watchSink struct {
+	bufferSink
+	want string
+	seen chan struct{}
+}
+
+func (w *watchSink) Flush() error {
+	if w.seen != nil && strings.Contains(w.String(), w.want) {
+		close(w.seen)
+		w.seen = nil
+	}
+	return nil
+}
+
+// Text before a call is never delayed by the call's judgement.
+func TestResponsesTextBeforeAHeldCallIsNotDelayed(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-release
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"decision":"allow"}`))
+	}))
+	t.Cleanup(srv.Close)
+	r := NewResponses(Options{Engine: engineFor(t, "- id: slow\n  event: pre_tool_use\n  timeout: 10s\n  handler: {type: http, url: '"+srv.URL+"'}\n")})
+	stream := responsesStreams(t)["lmstudio/responses-tool-call.chunks.jsonl"]
+	ex := begin(t, r, "", streamRequest)
+	sink := &watchSink{want: `"delta":".","logprobs"`, seen: make(chan struct{})}
+	seen := sink.seen
+	done := make(chan error, 1)
+	go func() { done <- ex.RelayStream(context.Background(), strings.NewReader(stream), sink) }()
+	select {
+	case <-seen:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the text did not reach the client while the call was held")
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if sink.String() != stream {
+		t.Fatal("the allowed stream changed")
+	}
+}
