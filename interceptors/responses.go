@@ -1,6 +1,7 @@
 package interceptors
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"strings"
@@ -173,12 +174,12 @@ func (x *responsesExchange) countToolCall(tool string, d hooks.Decision) {
 
 // responsesStreamEnds reports an event after which a Responses stream may
 // end cleanly: the response's last word, or an in-band error. The "event:"
-// line names it on every recorded stream; the payload's type is read only
-// when the line is missing.
+// line names the event type on every recorded stream; the payload's type
+// is read only when the line is missing or names something else (a server
+// that labels every event alike).
 func responsesStreamEnds(f *providers.SSEFrame) bool {
-	typ := f.Event
-	if typ == nil {
-		typ = providers.ResponsesEventType(f.Data)
+	if k := providers.ResponsesEventKindOf(f.Event); k != providers.RespOther || bytes.HasPrefix(f.Event, []byte("response.")) {
+		return k.Terminal()
 	}
-	return providers.ResponsesEventKindOf(typ).Terminal()
+	return providers.ResponsesEventKindOf(providers.ResponsesEventType(f.Data)).Terminal()
 }

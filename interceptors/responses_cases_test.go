@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/hookgate/hookgate/providers"
 )
 
 const shellPolicy = `
@@ -332,5 +334,26 @@ func TestResponsesTextBeforeAHeldCallIsNotDelayed(t *testing.T) {
 	}
 	if sink.String() != stream {
 		t.Fatal("the allowed stream changed")
+	}
+}
+
+func TestResponsesStreamEnds(t *testing.T) {
+	for _, c := range []struct {
+		raw  string
+		ends bool
+	}{
+		{"event: response.completed\ndata: {}\n\n", true},
+		{"event: response.output_text.delta\ndata: {\"type\":\"response.completed\"}\n\n", false},
+		{"data: {\"type\":\"response.failed\"}\n\n", true},
+		{"event: message\ndata: {\"type\":\"response.incomplete\"}\n\n", true},
+		{"event: error\ndata: {\"type\":\"error\"}\n\n", true},
+		{"data: {\"type\":\"response.output_item.done\"}\n\n", false},
+	} {
+		p := providers.NewSSEParser(0)
+		p.Feed([]byte(c.raw))
+		f, _ := p.Next()
+		if got := responsesStreamEnds(f); got != c.ends {
+			t.Errorf("%q: ends %v, want %v", c.raw, got, c.ends)
+		}
 	}
 }
