@@ -278,8 +278,11 @@ func (s *messagesStream) onFrame(ctx context.Context, f *providers.SSEFrame) err
 	case ev.Is(providers.ContentBlockDelta):
 		b := s.block(ev.Index)
 		if b == nil || !b.tool {
-			if ev.Delta.Type.Equal("text_delta") {
-				s.text = appendCapped(s.text, ev.Delta.Text.AppendText(nil), maxAnswerText)
+			if ev.Delta.Type.Equal("text_delta") && len(s.text) < maxAnswerText {
+				s.text = ev.Delta.Text.AppendText(s.text)
+				if len(s.text) > maxAnswerText {
+					s.text = s.text[:maxAnswerText]
+				}
 			}
 			return s.pass(ctx, f, msgBlockDelta, b)
 		}
