@@ -141,14 +141,12 @@ func (x *responsesExchange) RelayStream(ctx context.Context, upstream io.Reader,
 }
 
 // relay is a stream relay that ends a failed stream with a Responses
-// error event. The relay has written the bytes of an unfinished last event
-// as they came, so the error event starts with a blank line: on a line of
-// its own it is read as an event, never glued to that fragment.
+// error event.
 func (x *responsesExchange) relay() *streamRelay {
 	opts := &x.r.loop.opts
 	r := newStreamRelay(opts.MaxEventBytes, opts.MaxStreamBytes, responsesStreamEnds)
 	r.errorEvent = func(code, message string) []byte {
-		return append([]byte("\n\n"), providers.ResponsesErrorEvent("upstream_error", code, message, nil)...)
+		return providers.ResponsesErrorEvent("upstream_error", code, message, nil)
 	}
 	return r
 }
