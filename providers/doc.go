@@ -1,5 +1,5 @@
 // Package providers holds hookgate's wire-format codecs: one per API an agent
-// may speak to an LLM (this file set covers OpenAI chat completions). A codec
+// may speak to an LLM. A codec
 // reads traffic into plain views and writes synthesised pieces back:
 //
 //   - sse.go, sse_write.go: an incremental Server-Sent Events parser that
@@ -12,6 +12,11 @@
 //     built from the original bytes;
 //   - chat_response.go, chat_request.go: views and edits of non-streamed
 //     responses and of requests;
+//   - anthropic_*.go: Anthropic Messages — the request view and its edits
+//     (system, tool_result, user text), a zero-allocation view of one
+//     stream event, encoders for synthesised events (a text block, a whole
+//     input as one input_json_delta, a moved index, a changed stop_reason),
+//     the response view and its edits, the error body and event;
 //   - json_scan.go, json_edit.go, json_dupkeys.go: the JSON plumbing they
 //     share.
 //
