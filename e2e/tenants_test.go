@@ -154,3 +154,33 @@ func metricValue(t *testing.T, s *stack, name string) float64 {
 	}
 	return sum
 }
+
+func TestSessionIDsDoNotCrossTenants(t *testing.T) {
+	mock := mockupstream.Start(t)
+	t.Setenv("E2E_K_A", "vk-a")
+	t.Setenv("E2E_K_B", "vk-b")
+	t.Setenv("E2E_UP", "sk-up")
+	a := startApp(t, `listen: 127.0.0.1:0
+admin: {listen: "127.0.0.1:0"}
+upstreams: [{name: mock, base_url: "`+mock.URL()+`", api_key_env: E2E_UP}]
+tenants:
+  - {id: a, keys_env: E2E_K_A}
+  - {id: b, keys_env: E2E_K_B}
+hooks:
+  - id: ctx
+    event: session_start
+    handler: {type: script, source: 'function handle(e) { return {decision: "allow", additionalContext: "secret of " + e.tenant}; }'}
+`)
+	mock.Handle(mockupstream.Always(mockupstream.JSON(200, mockupstream.StreamSpec{TextDeltas: 1}.Completion())))
+	first := []byte(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`)
+	later := []byte(`{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"yo"},{"role":"user","content":"more"}]}`)
+	rawPost(t, a.URL(), "/v1/chat/completions", first, map[string]string{"Authorization": "Bearer vk-a", "X-Session-Id": "same"})
+	rawPost(t, a.URL(), "/v1/chat/completions", later, map[string]string{"Authorization": "Bearer vk-b", "X-Session-Id": "same"})
+	reqs := mock.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	if strings.Contains(string(reqs[1].Body), "secret of a") {
+		t.Fatalf("tenant b's request carries tenant a's session context: %s", reqs[1].Body)
+	}
+}

@@ -180,8 +180,16 @@ func (c *Chat) identify(req *Request, user, model, system, first string) *identi
 	if id.agent == "" {
 		id.agent = header(c.opts.AgentHeader)
 	}
-	if id.session == "" {
+	switch {
+	case id.session == "":
 		id.session = fingerprintSession(id.tenant, system, first)
+	case id.tenant != "":
+		// Session ids come from clients: one tenant's must never name
+		// another's session (its context, its approvals).
+		id.session = id.tenant + ":" + id.session
+	}
+	if id.parent != "" && id.tenant != "" {
+		id.parent = id.tenant + ":" + id.parent
 	}
 	md := map[string]any{"route": req.Route}
 	for _, h := range c.opts.MetadataHeaders {

@@ -1,6 +1,7 @@
 package interceptors
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -327,7 +328,13 @@ func (s *chatStream) onFrame(ctx context.Context, f *providers.SSEFrame) error {
 		return s.passOrQueue(f.Raw, nil, nil)
 	}
 	if err := s.chunk.Decode(f.Data); err != nil {
-		// Malformed upstream JSON is relayed as it came.
+		if errors.Is(err, providers.ErrDuplicateKey) || bytes.Contains(f.Data, []byte("tool_calls")) || bytes.Contains(f.Data, []byte("function_call")) {
+			// A chunk hookgate cannot read that an agent may still read
+			// (a repeated key: JSON decoders keep the last one) could carry
+			// a call past the hooks: the stream stops here instead.
+			return s.fail("unreadable_chunk", "the upstream sent a chunk hookgate cannot read, and it may carry a tool call", err)
+		}
+		// Other malformed upstream JSON is relayed as it came.
 		return s.passOrQueue(f.Raw, nil, nil)
 	}
 	if s.chunk.HasUsage() && s.x.retryPossible() {

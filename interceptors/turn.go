@@ -3,6 +3,7 @@ package interceptors
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/hookgate/hookgate/hooks"
@@ -91,8 +92,9 @@ func (c *Chat) prepareTurn(ctx context.Context, x *exchangeState, t *turn, ed tu
 	}
 
 	if c.has(hooks.PostToolUse) {
-		for _, r := range t.Results {
-			if _, fired := sess.Results[r.CallID]; fired || r.CallID == "" {
+		keys := resultKeys(t.Results)
+		for i, r := range t.Results {
+			if _, fired := sess.Results[keys[i]]; fired || r.CallID == "" {
 				continue
 			}
 			ev := toolResultEvent(x.id, t, r)
@@ -103,7 +105,7 @@ func (c *Chat) prepareTurn(ctx context.Context, x *exchangeState, t *turn, ed tu
 			if o.Failed() {
 				return nil, "", hookFailed(o)
 			}
-			sess.Results[r.CallID] = o.ToolResult
+			sess.Results[keys[i]] = o.ToolResult
 		}
 	}
 
@@ -136,8 +138,14 @@ func toolResultEvent(id *identity, t *turn, r turnResult) *hooks.Event {
 // edited before the system text is inserted.
 func (c *Chat) reapply(t *turn, ed turnEditor, body []byte, sess *Session) ([]byte, error) {
 	var err error
-	for _, r := range t.Results {
-		if rw := sess.Results[r.CallID]; rw != nil && *rw != r.Content {
+	keys := resultKeys(t.Results)
+	for i, r := range t.Results {
+		if keys[i] != r.CallID {
+			// A reused call id: its results cannot be told apart by id, so
+			// a rewrite of one is not applied to another.
+			continue
+		}
+		if rw := sess.Results[keys[i]]; rw != nil && *rw != r.Content && !reusedID(t.Results, r.CallID) {
 			if body, err = ed.ReplaceToolResult(body, r.CallID, *rw); err != nil {
 				return nil, err
 			}
@@ -158,6 +166,35 @@ func (c *Chat) reapply(t *turn, ed turnEditor, body []byte, sess *Session) ([]by
 		}
 	}
 	return body, nil
+}
+
+// resultKeys name each tool result across resends: its call id, with the
+// occurrence number for a call id the history uses more than once (some
+// upstreams reuse ids such as call_0 across turns), so that each result
+// fires post_tool_use once and only its own rewrite is remembered.
+func resultKeys(rs []turnResult) []string {
+	seen := map[string]int{}
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		n := seen[r.CallID]
+		seen[r.CallID] = n + 1
+		out[i] = r.CallID
+		if n > 0 {
+			out[i] = r.CallID + "#" + strconv.Itoa(n)
+		}
+	}
+	return out
+}
+
+// reusedID reports a call id that more than one result carries.
+func reusedID(rs []turnResult, id string) bool {
+	n := 0
+	for _, r := range rs {
+		if r.CallID == id {
+			n++
+		}
+	}
+	return n > 1
 }
 
 // withMetadata returns a copy of md with one more entry (the identity's
