@@ -31,7 +31,7 @@ func BenchmarkAddedLatency(b *testing.B) {
 			}
 			defer mock.Close()
 			mock.Handle(mockupstream.Always(sc.Response))
-			r, err := startRig(&sc, []Target{Direct(), BareHop()}, mock.URL(), 30*time.Second)
+			r, err := startRig(&sc, []Target{Direct(), BareHop()}, mock.URL(), 30*time.Second, 0)
 			if err != nil {
 				b.Fatal(err)
 			}

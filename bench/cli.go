@@ -70,6 +70,8 @@ func (c Command) Main(ctx context.Context, args []string) error {
 		out         = fs.String("out", "bench/results", "directory for the JSON results and the SVG chart (empty: write none)")
 		noHop       = fs.Bool("no-bare-hop", false, "leave the bare hop out")
 		cpuProfile  = fs.String("cpuprofile", "", "write a CPU profile of the whole run (generator, mock and in-process targets) to this file")
+		blockProf   = fs.String("blockprofile", "", "write a profile of where goroutines waited (blocking and mutex contention over 10µs) to this file")
+		sessions    = fs.Int("sessions", 0, "spread requests over this many agent sessions (X-Session-Id hgbench-0...); 0: no session header, every request of a scenario in one session")
 		saturate    = fs.Int("saturate", 0, "also measure each target alone with this many closed-loop workers, for --duration per scenario and target (throughput at saturation)")
 		from        = fs.String("from", "", "run nothing: print the table of a saved results JSON and redraw its chart beside it")
 		targets     targetFlags
@@ -106,6 +108,7 @@ func (c Command) Main(ctx context.Context, args []string) error {
 		Warmup:    *warmup,
 		Timeout:   *timeout,
 		MockAddr:  *mockAddr,
+		Sessions:  *sessions,
 		Progress:  stderr,
 	}
 	if !*noHop {
@@ -144,6 +147,19 @@ func (c Command) Main(ctx context.Context, args []string) error {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if *blockProf != "" {
+		f, err := os.Create(*blockProf)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		defer f.Close()
+		runtime.SetBlockProfileRate(int((10 * time.Microsecond).Nanoseconds()))
+		runtime.SetMutexProfileFraction(1)
+		defer func() {
+			runtime.SetBlockProfileRate(0)
+			_ = pprof.Lookup("block").WriteTo(f, 0)
+		}()
 	}
 	var rep *Report
 	var err error

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -39,6 +41,10 @@ type client struct {
 	target  *Target
 	sc      *Scenario
 	timeout time.Duration
+	// sessions, when positive, spreads requests over that many session
+	// ids (X-Session-Id).
+	sessions int
+	seq      atomic.Uint64
 }
 
 func newClient(baseURL string, t *Target, sc *Scenario, timeout time.Duration) (*client, error) {
@@ -83,6 +89,11 @@ func (c *client) do() sample {
 	req.Header.SetContentType("application/json")
 	for k, v := range c.sc.Header {
 		req.Header.Set(k, v)
+	}
+	if c.sessions > 0 {
+		var b [32]byte
+		id := strconv.AppendUint(append(b[:0], "hgbench-"...), c.seq.Add(1)%uint64(c.sessions), 10)
+		req.Header.SetBytesV("X-Session-Id", id)
 	}
 	req.SetBodyRaw(c.sc.Body)
 

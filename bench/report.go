@@ -56,6 +56,7 @@ type Settings struct {
 	Warmup      int      `json:"warmup_rounds"`
 	Timeout     string   `json:"request_timeout"`
 	MaxInFlight int      `json:"max_in_flight"`
+	Sessions    int      `json:"sessions,omitempty"`
 }
 
 // ScenarioInfo describes a scenario in the report.
@@ -122,7 +123,7 @@ func newReport(cfg Config) *Report {
 		Note: SharedCoresNote(runtime.NumCPU()),
 		Settings: Settings{
 			Loads: cfg.Loads, Requests: cfg.Requests, Duration: cfg.Duration.String(),
-			Warmup: cfg.Warmup, Timeout: cfg.Timeout.String(), MaxInFlight: cfg.MaxInFlight,
+			Warmup: cfg.Warmup, Timeout: cfg.Timeout.String(), MaxInFlight: cfg.MaxInFlight, Sessions: cfg.Sessions,
 		},
 	}
 	for _, t := range cfg.Targets {

@@ -62,6 +62,11 @@ type Config struct {
 	// on 127.0.0.1. Fix it when an external target must be configured to
 	// forward to the mock.
 	MockAddr string
+	// Sessions, when positive, spreads requests round-robin over that many
+	// agent sessions (an X-Session-Id header of hgbench-0 ... hgbench-N-1),
+	// as many agents would; 0 sends no session header, so every request of
+	// a scenario belongs to one session.
+	Sessions int
 	// Progress receives one line per phase; nil means silence.
 	Progress io.Writer
 }
@@ -139,7 +144,7 @@ type rig struct {
 	stops   []func()
 }
 
-func startRig(sc *Scenario, targets []Target, upstream string, timeout time.Duration) (*rig, error) {
+func startRig(sc *Scenario, targets []Target, upstream string, timeout time.Duration, sessions int) (*rig, error) {
 	r := &rig{sc: sc, targets: targets}
 	for i := range targets {
 		t := &targets[i]
@@ -150,6 +155,9 @@ func startRig(sc *Scenario, targets []Target, upstream string, timeout time.Dura
 		}
 		r.stops = append(r.stops, stop)
 		c, err := newClient(base, t, sc, timeout)
+		if err == nil {
+			c.sessions = sessions
+		}
 		if err != nil {
 			r.close()
 			return nil, err
@@ -185,7 +193,7 @@ func (r *rig) phase(ctx context.Context, load Load, cfg *Config) Phase {
 }
 
 func runScenario(ctx context.Context, cfg *Config, sc *Scenario, upstream string) ([]Phase, error) {
-	r, err := startRig(sc, cfg.Targets, upstream, cfg.Timeout)
+	r, err := startRig(sc, cfg.Targets, upstream, cfg.Timeout, cfg.Sessions)
 	if err != nil {
 		return nil, err
 	}

@@ -47,7 +47,7 @@ func RunSaturation(ctx context.Context, cfg Config, conc int) ([]Saturation, err
 			if ctx.Err() != nil {
 				return out, ctx.Err()
 			}
-			r, err := startRig(sc, []Target{t}, mock.URL(), cfg.Timeout)
+			r, err := startRig(sc, []Target{t}, mock.URL(), cfg.Timeout, cfg.Sessions)
 			if err != nil {
 				return out, err
 			}

@@ -73,6 +73,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "hookgate bench:", err)
 			return 1
 		}
+		cmd.Name = "hookgate bench --config " + own.config
 		cmd.Targets = []bench.Target{plan.target}
 		cmd.Scenarios = plan.scenarios
 		cmd.DefaultScenarios = "-"

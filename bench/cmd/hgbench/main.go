@@ -30,12 +30,12 @@ func main() {
 	targets := []bench.Target{hgtarget.Target(hgtarget.Options{})}
 	// -writer-hop (before the other flags) adds the diagnostic bare hop
 	// that relays streams through SetBodyStreamWriter.
-	args := os.Args[1:]
+	args, name := os.Args[1:], "hgbench"
 	if len(args) > 0 && (args[0] == "-writer-hop" || args[0] == "--writer-hop") {
 		targets = append([]bench.Target{bench.BareHopWriter()}, targets...)
-		args = args[1:]
+		args, name = args[1:], "hgbench -writer-hop"
 	}
-	cmd := bench.Command{Name: "hgbench", Targets: targets, Stdout: os.Stdout, Stderr: os.Stderr}
+	cmd := bench.Command{Name: name, Targets: targets, Stdout: os.Stdout, Stderr: os.Stderr}
 	if err := cmd.Main(ctx, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			os.Exit(0)
