@@ -1,6 +1,10 @@
 package e2e
 
 import (
+	"bufio"
+	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -182,5 +186,31 @@ hooks:
 	}
 	if strings.Contains(string(reqs[1].Body), "secret of a") {
 		t.Fatalf("tenant b's request carries tenant a's session context: %s", reqs[1].Body)
+	}
+}
+
+// Node SDKs send lowercase header names: they must authenticate and name
+// sessions like any other spelling.
+func TestLowercaseHeadersAreUnderstood(t *testing.T) {
+	s, _ := tenantStack(t, acmeBlocksExec, "[]\n")
+	s.mock.Handle(mockupstream.Always(mockupstream.JSON(200, mockupstream.StreamSpec{TextDeltas: 1}.Completion())))
+	conn, err := net.Dial("tcp", strings.TrimPrefix(s.app.URL(), "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := `{"model":"m","messages":[{"role":"user","content":"hi"}]}`
+	fmt.Fprintf(conn, "POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nauthorization: Bearer vk-acme-1\r\nx-session-id: lower-1\r\ncontent-length: %d\r\n\r\n%s", len(body), body)
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("lowercase authorization: status %d", resp.StatusCode)
+	}
+	got := s.mock.Requests()[0].Header
+	if got.Get("Authorization") != "Bearer sk-upstream-real" || len(got.Values("Authorization")) != 1 {
+		t.Fatalf("upstream Authorization %v: the virtual key must be replaced, not kept beside", got.Values("Authorization"))
 	}
 }

@@ -41,6 +41,7 @@ type chatStream struct {
 
 	relayed  int64
 	terminal bool // [DONE], a finish, or an in-band error was seen
+	errored  bool // an in-band error was passed on: later events are not
 
 	retry retryState
 }
@@ -324,11 +325,21 @@ func (s *chatStream) onFrame(ctx context.Context, f *providers.SSEFrame) error {
 		return s.passOrQueue(f.Raw, nil, open)
 	}
 	if string(f.Event) == "error" {
-		s.terminal = true
+		// The upstream's own error ends the answer: it is passed on, and
+		// nothing after it is (a call after an error would reach some
+		// clients unjudged).
+		if mentionsCall(f.Data) {
+			// Some clients ignore the event name and read the data.
+			return s.fail("unreadable_chunk", "the upstream sent an error event that also carries a tool call", errErrorWithCall)
+		}
+		s.terminal, s.errored = true, true
 		return s.passOrQueue(f.Raw, nil, nil)
 	}
+	if s.errored {
+		return nil
+	}
 	if err := s.chunk.Decode(f.Data); err != nil {
-		if errors.Is(err, providers.ErrDuplicateKey) || bytes.Contains(f.Data, []byte("tool_calls")) || bytes.Contains(f.Data, []byte("function_call")) {
+		if errors.Is(err, providers.ErrDuplicateKey) || mentionsCall(f.Data) {
 			// A chunk hookgate cannot read that an agent may still read
 			// (a repeated key: JSON decoders keep the last one) could carry
 			// a call past the hooks: the stream stops here instead.
@@ -354,7 +365,11 @@ func (s *chatStream) onFrame(ctx context.Context, f *providers.SSEFrame) error {
 		s.responseID = gjsonString(s.template, "id")
 	}
 	if s.chunk.HasError() {
-		s.terminal = true
+		if s.chunk.HasToolCalls() {
+			// "error": false beside a call: some clients read the call.
+			return s.fail("unreadable_chunk", "the upstream sent an error chunk that also carries a tool call", errErrorWithCall)
+		}
+		s.terminal, s.errored = true, true
 		return s.passOrQueue(f.Raw, nil, nil)
 	}
 	var finish []int
@@ -450,6 +465,14 @@ func (s *chatStream) passOrQueue(raw, data []byte, finish []int) error {
 	}
 	s.queue = append(s.queue, &queuedFrame{raw: clone(raw), data: data, finish: finish})
 	return nil
+}
+
+var errErrorWithCall = errors.New("an error chunk carries a tool call")
+
+// mentionsCall reports data that names a tool call in any letter case.
+func mentionsCall(data []byte) bool {
+	lower := bytes.ToLower(data)
+	return bytes.Contains(lower, []byte("tool_calls")) || bytes.Contains(lower, []byte("function_call"))
 }
 
 // carriesContent reports a chunk with text or another meaningful delta

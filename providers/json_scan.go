@@ -203,8 +203,12 @@ func (it *arrIter) next() (val []byte, ok bool) {
 
 // keyIs reports whether a raw key (between its quotes) names name, decoding
 // escapes when there are any so "con\u0074ent" still reads as "content".
+//
+// Keys match without regard to ASCII case, as Go's encoding/json (and so
+// go-openai) matches them: a "Tool_Calls" an agent would read is never
+// invisible to hookgate.
 func keyIs(key []byte, name string) bool {
-	if len(key) == len(name) && string(key) == name {
+	if len(key) == len(name) && equalFoldASCII(key, name) {
 		return true
 	}
 	if len(key) <= len(name) || !hasByte(key, '\\') {
@@ -215,7 +219,27 @@ func keyIs(key []byte, name string) bool {
 		return false
 	}
 	dec := appendUnescapedContent(tmp[:0], key)
-	return string(dec) == name
+	return len(dec) == len(name) && equalFoldASCII(dec, name)
+}
+
+// equalFoldASCII compares b and s, folding ASCII letters only.
+func equalFoldASCII(b []byte, s string) bool {
+	for i := 0; i < len(b); i++ {
+		x, y := b[i], s[i]
+		if x == y {
+			continue
+		}
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
 }
 
 func hasByte(b []byte, c byte) bool {

@@ -28,6 +28,12 @@ var unreadGenerationRoutes = []string{
 	"/v1/realtime",
 }
 
+// harmlessRoutes sit under a route hookgate reads but produce no model
+// output to judge (Claude Code counts tokens before every request).
+var harmlessRoutes = map[string]bool{
+	"/v1/messages/count_tokens": true,
+}
+
 // router decides the route kind of each path, from the configuration.
 type router struct {
 	intercepted map[string]bool
@@ -35,20 +41,39 @@ type router struct {
 	hooksActive bool
 }
 
+// classify decides on the normalised path, compared without regard to
+// case, and on the method in upper case: an upstream that is lenient about
+// either must not be handed a generation request hookgate did not read.
+// With hooks configured, a guarded route reached any other way than a
+// plain POST to its exact path (another method, a suffix such as ";x=1",
+// ".", or a NUL) is refused rather than passed through.
 func (r *router) classify(method, path string) routeKind {
-	if method == "POST" && r.intercepted[path] {
+	m := strings.ToUpper(method)
+	lp := strings.ToLower(path)
+	if m == "POST" && r.intercepted[lp] {
 		return routeIntercepted
 	}
-	if !r.hooksActive {
+	if !r.hooksActive || harmlessRoutes[lp] {
 		return routePassthrough
 	}
 	for _, p := range r.passthrough {
-		if path == p || strings.HasPrefix(path, strings.TrimSuffix(p, "/")+"/") {
+		p = strings.ToLower(p)
+		if lp == p || strings.HasPrefix(lp, strings.TrimSuffix(p, "/")+"/") {
 			return routePassthrough
 		}
 	}
+	for g := range r.intercepted {
+		if lp == g && m != "GET" && m != "HEAD" && m != "OPTIONS" {
+			return routeRefused
+		}
+		if strings.HasPrefix(lp, g) && lp != g && !(strings.HasPrefix(lp, g+"/") && (m == "GET" || m == "HEAD")) {
+			// POST /v1/chat/completions;x=1, /v1/responses/{id}/cancel...:
+			// not the route hookgate reads, but close enough to be served.
+			return routeRefused
+		}
+	}
 	for _, g := range unreadGenerationRoutes {
-		if path == g || strings.HasPrefix(path, g+"/") {
+		if lp == g || strings.HasPrefix(lp, g) {
 			return routeRefused
 		}
 	}
@@ -64,5 +89,5 @@ func routePath(normalised []byte) string {
 	if len(p) > 1 {
 		p = strings.TrimRight(p, "/")
 	}
-	return p
+	return strings.ToLower(p)
 }

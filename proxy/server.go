@@ -60,15 +60,14 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	}
 	s.rt.Store(rt)
 	s.srv = &fasthttp.Server{
-		Handler:                       s.handle,
-		ErrorHandler:                  s.handleServerError,
-		Name:                          "hookgate",
-		NoDefaultServerHeader:         true,
-		MaxRequestBodySize:            int(cfg.Limits.MaxRequestBytes),
-		DisableHeaderNamesNormalizing: true,
-		ReadBufferSize:                16 << 10,
-		CloseOnShutdown:               true,
-		Logger:                        fasthttpLogger{s.log},
+		Handler:               s.handle,
+		ErrorHandler:          s.handleServerError,
+		Name:                  "hookgate",
+		NoDefaultServerHeader: true,
+		MaxRequestBodySize:    int(cfg.Limits.MaxRequestBytes),
+		ReadBufferSize:        16 << 10,
+		CloseOnShutdown:       true,
+		Logger:                fasthttpLogger{s.log},
 	}
 	return s, nil
 }

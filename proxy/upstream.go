@@ -74,14 +74,16 @@ func newUpstream(u config.Upstream, t config.Timeouts) (*upstream, error) {
 // method, path, query, body and end-to-end headers, aimed at base_url, with
 // the configured credential swapped in.
 func (u *upstream) prepare(out *fasthttp.Request, in *fasthttp.Request, body []byte, identity bool, apiKey string) {
-	out.Header.DisableNormalizing()
 	copyRequestHeaders(&out.Header, &in.Header)
 	out.Header.SetMethodBytes(in.Header.Method())
 	uri := out.URI()
 	uri.DisablePathNormalizing = true
 	uri.SetScheme(u.scheme)
 	uri.SetHost(u.host)
-	uri.SetPath(u.basePath + string(in.URI().PathOriginal()))
+	// The normalised path: what hookgate classified is what the upstream
+	// serves (no dot segments or encodings read one way here and another
+	// there).
+	uri.SetPath(u.basePath + string(in.URI().Path()))
 	uri.SetQueryStringBytes(in.URI().QueryString())
 	out.Header.SetHost(u.host)
 	if apiKey != "" {
