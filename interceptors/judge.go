@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"sort"
+	"strings"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -35,6 +37,9 @@ const hookgateBlocker = "hookgate"
 // are not a JSON object are never passed on: they are blocked with a clear
 // reason, whatever the hooks would have said.
 func judgeToolCall(ctx context.Context, engine *hooks.Engine, ev *hooks.Event, args []byte) verdict {
+	if reason := lookAlike(engine, ev); reason != "" {
+		return verdict{Decision: hooks.Block, HookID: hookgateBlocker, Reason: reason}
+	}
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = []byte("{}")
 	}
@@ -122,4 +127,40 @@ func escapePathKey(k string) string {
 		b = append(b, k[i])
 	}
 	return string(b)
+}
+
+// plainToolName is what a tool name may hold: letters, digits and a few
+// separators, all ASCII. A name outside it (a Cyrillic е in "еxec", a
+// full-width letter, a zero-width space, a trailing blank) could dodge a
+// matcher written for the ASCII name while an agent still runs the tool.
+func plainToolName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("_-.:/", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// lookAlike refuses a tool name that is not plain ASCII, and one that
+// differs only in letter case from a name the policy's matchers want
+// ("EXEC" beside "^exec$"). It returns "" for a name to judge normally.
+func lookAlike(engine *hooks.Engine, ev *hooks.Event) string {
+	if !plainToolName(ev.ToolName) {
+		return fmt.Sprintf("tool name %q is not plain ASCII (letters, digits, _ - . : /), so hookgate cannot match it against its policy", ev.ToolName)
+	}
+	folded := strings.ToLower(ev.ToolName)
+	if folded == ev.ToolName || engine == nil || engine.Wants(ev) {
+		return ""
+	}
+	probe := *ev
+	probe.ToolName = folded
+	if engine.Wants(&probe) {
+		return fmt.Sprintf("tool name %q differs only in case from %q, which the policy names", ev.ToolName, folded)
+	}
+	return ""
 }

@@ -21,6 +21,12 @@ type exchange struct {
 }
 
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
+	if ambiguousFraming(ctx.Request.Header.RawHeaders()) {
+		writeError(ctx, fasthttp.StatusBadRequest, "invalid_request_error", "ambiguous_framing",
+			"the request carries both Content-Length and Transfer-Encoding, or a folded header: hookgate refuses it")
+		ctx.SetConnectionClose()
+		return
+	}
 	rt := s.rt.Load()
 	rt.enter()
 	streaming := false
