@@ -225,7 +225,7 @@ func (x *chatExchange) watchesResponse() bool {
 
 func (x *chatExchange) RelayStream(ctx context.Context, upstream io.Reader, client Sink) error {
 	if !x.watchesResponse() {
-		r := newStreamRelay(x.chat.opts.MaxEventBytes, x.chat.opts.MaxStreamBytes, chatStreamEnds)
+		r := newStreamRelay(x.chat.opts.MaxEventBytes, x.chat.opts.MaxStreamBytes, (&chatEnds{}).ends)
 		return r.run(ctx, upstream, client, nil)
 	}
 	return x.relayWithRetries(ctx, upstream, client)

@@ -40,6 +40,7 @@ type chatStream struct {
 	responseID string
 
 	relayed  int64
+	keepText bool // the answer's text is needed: pre_response, stop, retries
 	terminal bool // [DONE], a finish, or an in-band error was seen
 	errored  bool // an in-band error was passed on: later events are not
 
@@ -100,6 +101,8 @@ func newChatStream(x *chatExchange, client Sink, reqBody []byte) *chatStream {
 		parser: providers.NewSSEParser(x.chat.opts.MaxEventBytes),
 		judged: make(chan *heldCall, 16),
 		retry:  retryState{reqBody: reqBody},
+		keepText: x.retryPossible() || x.chat.has(hooks.PreResponse) || x.chat.has(hooks.Stop) ||
+			x.chat.has(hooks.SubagentStop),
 	}
 }
 
@@ -376,7 +379,7 @@ func (s *chatStream) onFrame(ctx context.Context, f *providers.SSEFrame) error {
 	for i := range s.chunk.Choices {
 		ch := &s.chunk.Choices[i]
 		cs := s.choice(ch.Index)
-		if ch.HasContent() {
+		if ch.HasContent() && s.keepText {
 			text := ch.Content.AppendText(nil)
 			cs.text = appendCapped(cs.text, text, maxAnswerText)
 			cs.said = appendCapped(cs.said, text, maxAnswerText)

@@ -3,47 +3,38 @@ package interceptors
 import (
 	"bytes"
 
-	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
-
 	"github.com/hookgate/hookgate/providers"
 )
 
-// chatStreamEnds reports a frame after which a chat-completions stream may
-// end cleanly: [DONE]; a chunk carrying a finish_reason (some providers
-// send no [DONE]); or an in-band error (Groq's "event: error", OpenRouter's
-// top-level "error"), which ends the stream as the upstream meant it to.
-func chatStreamEnds(f *providers.SSEFrame) bool {
-	if f.Done {
+// chatEnds tells when a chat-completions stream may end cleanly. It keeps
+// one chunk view, so watching a stream's end allocates nothing per chunk.
+type chatEnds struct {
+	chunk providers.ChatChunk
+}
+
+// ends reports a frame after which the stream may end: [DONE]; a chunk
+// carrying a finish_reason (some providers send no [DONE]); or an in-band
+// error (Groq's "event: error", OpenRouter's top-level "error"), which ends
+// the stream as the upstream meant it to.
+func (e *chatEnds) ends(f *providers.SSEFrame) bool {
+	if f.Done || bytes.Equal(f.Event, []byte("error")) {
 		return true
 	}
-	if bytes.Equal(f.Event, []byte("error")) {
-		return true
-	}
-	if len(f.Data) == 0 || f.Data[0] != '{' {
+	if len(f.Data) == 0 || f.Data[0] != '{' || e.chunk.Decode(f.Data) != nil {
 		return false
 	}
-	if gjson.GetBytes(f.Data, "error").Exists() {
+	if e.chunk.HasError() {
 		return true
 	}
-	ended := false
-	gjson.GetBytes(f.Data, "choices").ForEach(func(_, ch gjson.Result) bool {
-		if fr := ch.Get("finish_reason"); fr.Type == gjson.String && fr.Str != "" {
-			ended = true
-			return false
+	for i := range e.chunk.Choices {
+		if e.chunk.Choices[i].Finished() {
+			return true
 		}
-		return true
-	})
-	return ended
+	}
+	return false
 }
 
 // openAIError encodes {"error":{"message","type","code"}}.
 func openAIError(typ, code, message string) []byte {
-	b := []byte(`{"error":{"message":"","type":"","code":null}}`)
-	b, _ = sjson.SetBytes(b, "error.message", message)
-	b, _ = sjson.SetBytes(b, "error.type", typ)
-	if code != "" {
-		b, _ = sjson.SetBytes(b, "error.code", code)
-	}
-	return b
+	return providers.ErrorBody(message, typ, code)
 }
