@@ -176,11 +176,20 @@ func (s *scriptHandler) trial() error {
 		return errors.New("script: does not define function handle(event)")
 	}
 	s.idle <- vm
-	// A spare, built in the background: when a call is interrupted and
-	// its runtime discarded, the next call finds one ready instead of
-	// paying a build (tens of milliseconds, far more under -race) inside
-	// its own timeout.
-	s.replenish()
+	// A spare, built now: when a call is interrupted and its runtime
+	// discarded, the next call finds one ready instead of paying a build
+	// (tens of milliseconds, far more under -race) inside its own timeout.
+	// Built at load rather than in the background, so nothing allocates
+	// behind the first requests' backs.
+	if s.maxVMs > 1 {
+		s.slots <- struct{}{}
+		spare, err := s.newVM()
+		if err != nil {
+			<-s.slots
+			return nil
+		}
+		s.idle <- spare
+	}
 	return nil
 }
 

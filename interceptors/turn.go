@@ -54,6 +54,11 @@ type turnEditor interface {
 // the same context on every resend of the history. A non-empty blocked is
 // the text to answer the agent with instead of forwarding.
 func (c *Chat) prepareTurn(ctx context.Context, x *exchangeState, t *turn, ed turnEditor, body []byte) (out []byte, blocked string, err error) {
+	if !c.has(hooks.SessionStart) && !c.has(hooks.UserPromptSubmit) && !c.has(hooks.PostToolUse) && !c.has(hooks.SubagentStart) {
+		// Nothing to fire or re-apply: the session is not even looked up
+		// (with a store, that is a locked read per request).
+		return body, "", nil
+	}
 	sess := c.opts.Memory.Lock(x.id.session)
 	defer c.opts.Memory.Unlock(sess)
 	fresh := !t.HasAssistant

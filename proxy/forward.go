@@ -186,6 +186,12 @@ func (s *Server) relayIntercepted(ctx *fasthttp.RequestCtx, x *exchange, resp *f
 // writeUpstreamError answers a failed upstream exchange before any byte of
 // a response was sent.
 func (s *Server) writeUpstreamError(ctx *fasthttp.RequestCtx, x *exchange, err error) {
+	if errors.Is(err, fasthttp.ErrNoFreeConns) {
+		writeRouteError(ctx, x, fasthttp.StatusServiceUnavailable, "server_error", "upstream_busy",
+			fmt.Sprintf("too many requests in flight to upstream %s; retry shortly", x.up.name))
+		ctx.Response.Header.Set("Retry-After", "1")
+		return
+	}
 	if isTimeout(err) || errors.Is(err, fasthttp.ErrTimeout) {
 		writeRouteError(ctx, x, fasthttp.StatusGatewayTimeout, "upstream_error", "upstream_timeout",
 			fmt.Sprintf("upstream %s did not answer in time", x.up.name))

@@ -24,6 +24,12 @@ type upstream struct {
 	client   *fasthttp.HostClient
 }
 
+// Connection pool bounds per upstream.
+const (
+	upstreamMaxConns = 4096
+	upstreamConnWait = 2 * time.Second
+)
+
 // upstreamReadBuffer fits the response headers of every provider seen so
 // far; fasthttp's 4 KiB default is too small for some gateways' headers.
 const upstreamReadBuffer = 16 << 10
@@ -49,8 +55,13 @@ func newUpstream(u config.Upstream, t config.Timeouts) (*upstream, error) {
 		DisableHeaderNamesNormalizing: true,
 		DisablePathNormalizing:        true,
 		StreamResponseBody:            true,
-		ReadBufferSize:                upstreamReadBuffer,
-		MaxIdleConnDuration:           90 * time.Second,
+		// Beyond this many requests in flight to one upstream a request
+		// waits for a connection, then gets a 503 with Retry-After, never
+		// an unbounded queue.
+		MaxConns:            upstreamMaxConns,
+		MaxConnWaitTimeout:  upstreamConnWait,
+		ReadBufferSize:      upstreamReadBuffer,
+		MaxIdleConnDuration: 90 * time.Second,
 		Dial: func(addr string) (net.Conn, error) {
 			c, err := fasthttp.DialTimeout(addr, connect)
 			if err != nil {
