@@ -123,7 +123,24 @@ func (w *AuditWriter) attemptContext() (context.Context, context.CancelFunc) {
 	if w.stopping() {
 		return context.WithTimeout(w.closeCtx, writeAttemptLimit)
 	}
-	return context.WithTimeout(context.Background(), writeAttemptLimit)
+	// An attempt begun before Close must still end with Close's context:
+	// a hung store would otherwise hold Close for the whole attempt limit.
+	ctx, cancel := context.WithTimeout(context.Background(), writeAttemptLimit)
+	go func() {
+		select {
+		case <-w.stop:
+			w.mu.Lock()
+			closeCtx := w.closeCtx
+			w.mu.Unlock()
+			select {
+			case <-closeCtx.Done():
+				cancel()
+			case <-ctx.Done():
+			}
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
 }
 
 // giveUp counts the rows of a batch that Close could not wait for, and the
