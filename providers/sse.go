@@ -145,6 +145,14 @@ func (p *SSEParser) Feed(b []byte) {
 		p.err = fmt.Errorf("sse: event at offset %d: more than %d bytes: %w", p.discarded, p.max, ErrEventTooLarge)
 		return
 	}
+	if need := len(p.buf) + len(b); need > cap(p.buf) {
+		// Double, rather than append's gentler growth for large slices:
+		// a multi-megabyte event then costs about twice its size in
+		// allocations, not five times.
+		grown := make([]byte, len(p.buf), max(need, 2*cap(p.buf)))
+		copy(grown, p.buf)
+		p.buf = grown
+	}
 	p.buf = append(p.buf, b...)
 }
 

@@ -79,6 +79,10 @@ func (a *Admin) Serve(ln net.Listener) error { return a.srv.Serve(ln) }
 func (a *Admin) Shutdown() error { return a.srv.Shutdown() }
 
 func (a *Admin) handle(ctx *fasthttp.RequestCtx) {
+	// Desks get a context of their own: fasthttp recycles ctx once this
+	// handler returns, and contexts derived from it could outlive it.
+	reqCtx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	path := string(ctx.Path())
 	switch {
 	case path == "/metrics":
@@ -91,7 +95,7 @@ func (a *Admin) handle(ctx *fasthttp.RequestCtx) {
 		for k, v := range ctx.Request.Header.All() {
 			header.Add(string(k), string(v))
 		}
-		status, body := a.opts.Approvals.Callback(ctx, strings.TrimPrefix(path, "/callbacks/"), header, ctx.Request.Body())
+		status, body := a.opts.Approvals.Callback(reqCtx, strings.TrimPrefix(path, "/callbacks/"), header, ctx.Request.Body())
 		ctx.SetStatusCode(status)
 		ctx.SetContentType("application/json")
 		ctx.SetBody(body)
@@ -102,7 +106,7 @@ func (a *Admin) handle(ctx *fasthttp.RequestCtx) {
 			writeError(ctx, fasthttp.StatusUnauthorized, "invalid_request_error", "invalid_admin_token", "this endpoint needs a valid admin bearer token")
 			return
 		}
-		a.handleAdmin(ctx, path, who)
+		a.handleAdmin(reqCtx, ctx, path, who)
 	default:
 		writeError(ctx, fasthttp.StatusNotFound, "invalid_request_error", "not_found", "no such admin endpoint")
 	}
@@ -125,14 +129,14 @@ func (a *Admin) authenticate(ctx *fasthttp.RequestCtx) (string, bool) {
 	return name, found == 1
 }
 
-func (a *Admin) handleAdmin(ctx *fasthttp.RequestCtx, path, who string) {
+func (a *Admin) handleAdmin(reqCtx context.Context, ctx *fasthttp.RequestCtx, path, who string) {
 	parts := strings.Split(strings.Trim(path, "/"), "/") // admin, approvals, {id}, approve
 	switch {
 	case len(parts) == 2 && parts[1] == "approvals" && ctx.IsGet() && a.opts.Approvals != nil:
-		list, err := a.opts.Approvals.List(ctx, string(ctx.QueryArgs().Peek("status")))
+		list, err := a.opts.Approvals.List(reqCtx, string(ctx.QueryArgs().Peek("status")))
 		a.reply(ctx, list, fasthttp.StatusInternalServerError, err)
 	case len(parts) == 4 && parts[1] == "approvals" && ctx.IsPost() && (parts[3] == "approve" || parts[3] == "reject") && a.opts.Approvals != nil:
-		out, status, err := a.opts.Approvals.Decide(ctx, parts[2], parts[3] == "approve", who)
+		out, status, err := a.opts.Approvals.Decide(reqCtx, parts[2], parts[3] == "approve", who)
 		a.reply(ctx, out, status, err)
 	case len(parts) == 4 && parts[1] == "tenants" && parts[3] == "readonly" && ctx.IsPost() && a.opts.Tenants != nil:
 		var body struct {
@@ -144,7 +148,7 @@ func (a *Admin) handleAdmin(ctx *fasthttp.RequestCtx, path, who string) {
 				return
 			}
 		}
-		out, status, err := a.opts.Tenants.SetReadOnly(ctx, parts[2], body.ReadOnly, who)
+		out, status, err := a.opts.Tenants.SetReadOnly(reqCtx, parts[2], body.ReadOnly, who)
 		a.reply(ctx, out, status, err)
 	default:
 		writeError(ctx, fasthttp.StatusNotFound, "invalid_request_error", "not_found", "no such admin endpoint")

@@ -84,7 +84,7 @@ func (s *Server) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ex 
 	}
 	finishStart := time.Now()
 	hooksBeforeFinish, _ := timing(ex)
-	out, err := ex.FinishPlain(ctx, full)
+	out, err := ex.FinishPlain(x.ctx, full)
 	if err != nil {
 		s.writeInterceptError(ctx, x, err)
 		return false

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -17,7 +18,8 @@ type exchange struct {
 	apiKey string // the credential sent upstream ("" passes the client's)
 	who    principal
 	start  time.Time
-	before time.Duration // hookgate's own time before the upstream call
+	before time.Duration   // hookgate's own time before the upstream call
+	ctx    context.Context // lives as long as the handler (not the stream writer)
 }
 
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
@@ -27,6 +29,11 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		ctx.SetConnectionClose()
 		return
 	}
+	// The context hooks and interceptors get. fasthttp's RequestCtx is a
+	// context too, but it is recycled once the handler returns, and a
+	// context derived from it (a hook's timeout) would read it after that.
+	reqCtx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	rt := s.rt.Load()
 	rt.enter()
 	streaming := false
@@ -35,7 +42,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 			rt.leave()
 		}
 	}()
-	x := &exchange{rt: rt, path: routePath(ctx.Path()), start: time.Now()}
+	x := &exchange{rt: rt, path: routePath(ctx.Path()), start: time.Now(), ctx: reqCtx}
 	defer func() {
 		name := ""
 		if x.up != nil {
@@ -92,7 +99,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		if x.who.tenant != nil {
 			req.Tenant = x.who.tenant.ID
 		}
-		ex, err = rt.interceptors[x.path].Begin(ctx, req)
+		ex, err = rt.interceptors[x.path].Begin(reqCtx, req)
 		if err != nil {
 			s.writeInterceptError(ctx, x, err)
 			return
