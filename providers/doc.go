@@ -17,6 +17,13 @@
 //     stream event, encoders for synthesised events (a text block, a whole
 //     input as one input_json_delta, a moved index, a changed stop_reason),
 //     the response view and its edits, the error body and event;
+//   - responses_*.go: OpenAI Responses — the request view and its edits
+//     (instructions, tool outputs by call_id, user input, synthetic
+//     outputs), a zero-allocation view of one stream event, encoders for
+//     sequence numbers, call inputs, note items and the final output, the
+//     response view and its edits;
+//   - chat_synthesize.go, chat_retry.go, chat_request_user.go: replies
+//     hookgate gives itself, the tool round of a retry, summed usage;
 //   - json_scan.go, json_edit.go, json_dupkeys.go: the JSON plumbing they
 //     share.
 //
