@@ -53,6 +53,32 @@ func refObj(m any, key string) any {
 	return o[key]
 }
 
+// refObjFold reads a member as encoding/json matches struct fields (and
+// so go-openai reads chunks): an exact key first, else one equal under
+// Unicode case folding. Chunks are read by agents' decoders this way;
+// requests by the upstream, which matches keys exactly.
+func refObjFold(m any, key string) any {
+	o, ok := m.(map[string]any)
+	if !ok {
+		return nil
+	}
+	if v, ok := o[key]; ok {
+		return v
+	}
+	for k, v := range o {
+		if strings.EqualFold(k, key) {
+			return v
+		}
+	}
+	return nil
+}
+
+// refStrFold is refStr with refObjFold's matching.
+func refStrFold(m any, key string) (string, bool) {
+	s, ok := refObjFold(m, key).(string)
+	return s, ok
+}
+
 func refArr(m any, key string) []any {
 	a, _ := refObj(m, key).([]any)
 	return a
@@ -220,7 +246,7 @@ func FuzzChatChunkView(f *testing.F) {
 		if !comparable(data) {
 			return
 		}
-		choices, isArr := refObj(ref, "choices").([]any)
+		choices, isArr := refObjFold(ref, "choices").([]any)
 		if !isArr {
 			if len(chunk.Choices) != 0 {
 				t.Fatalf("%d choices where encoding/json reads none", len(chunk.Choices))
@@ -232,14 +258,14 @@ func FuzzChatChunkView(f *testing.F) {
 		}
 		for i, c := range choices {
 			got := &chunk.Choices[i]
-			delta := refObj(c, "delta")
-			if s, ok := refStr(delta, "content"); ok && got.Content.Text() != s {
+			delta := refObjFold(c, "delta")
+			if s, ok := refStrFold(delta, "content"); ok && got.Content.Text() != s {
 				t.Fatalf("choice %d: content %q, encoding/json reads %q", i, got.Content.Text(), s)
 			}
-			if s, ok := refStr(c, "finish_reason"); ok && got.Finished() != (s != "") {
+			if s, ok := refStrFold(c, "finish_reason"); ok && got.Finished() != (s != "") {
 				t.Fatalf("choice %d: finished %v, encoding/json reads finish_reason %q", i, got.Finished(), s)
 			}
-			calls, isArr := refObj(delta, "tool_calls").([]any)
+			calls, isArr := refObjFold(delta, "tool_calls").([]any)
 			if !isArr {
 				if len(got.ToolCalls) != 0 {
 					t.Fatalf("choice %d: %d tool-call entries where encoding/json reads none", i, len(got.ToolCalls))
@@ -251,14 +277,14 @@ func FuzzChatChunkView(f *testing.F) {
 			}
 			for k, tc := range calls {
 				d := &got.ToolCalls[k]
-				if s, ok := refStr(tc, "id"); ok && d.ID.Text() != s {
+				if s, ok := refStrFold(tc, "id"); ok && d.ID.Text() != s {
 					t.Fatalf("choice %d call %d: id %q vs %q", i, k, d.ID.Text(), s)
 				}
-				fn := refObj(tc, "function")
-				if s, ok := refStr(fn, "name"); ok && d.Name.Text() != s {
+				fn := refObjFold(tc, "function")
+				if s, ok := refStrFold(fn, "name"); ok && d.Name.Text() != s {
 					t.Fatalf("choice %d call %d: name %q vs %q", i, k, d.Name.Text(), s)
 				}
-				if s, ok := refStr(fn, "arguments"); ok && d.Arguments.Text() != s {
+				if s, ok := refStrFold(fn, "arguments"); ok && d.Arguments.Text() != s {
 					t.Fatalf("choice %d call %d: arguments %q vs %q", i, k, d.Arguments.Text(), s)
 				}
 			}

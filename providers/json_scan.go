@@ -211,15 +211,33 @@ func keyIs(key []byte, name string) bool {
 	if len(key) == len(name) && equalFoldASCII(key, name) {
 		return true
 	}
-	if len(key) <= len(name) || !hasByte(key, '\\') {
+	escaped, ascii := hasByte(key, '\\'), isASCII(key)
+	if !escaped && ascii {
 		return false
 	}
 	var tmp [64]byte
 	if len(key) > len(tmp) {
 		return false
 	}
-	dec := appendUnescapedContent(tmp[:0], key)
-	return len(dec) == len(name) && equalFoldASCII(dec, name)
+	dec := key
+	if escaped {
+		dec = appendUnescapedContent(tmp[:0], key)
+	}
+	if len(dec) == len(name) && equalFoldASCII(dec, name) {
+		return true
+	}
+	// Unicode simple folding, as encoding/json matches struct fields:
+	// "choiceſ" (a long s) is "choices" to a Go agent.
+	return !isASCII(dec) && bytes.EqualFold(dec, []byte(name))
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // equalFoldASCII compares b and s, folding ASCII letters only.
