@@ -119,7 +119,7 @@ func (c *ChatChunk) Decode(data []byte) error {
 	if !ok {
 		return fmt.Errorf("chat chunk: not an object: %w", ErrInvalidJSON)
 	}
-	var seen keySet
+	seen := keySet{fold: true}
 	for key, val, ok := it.next(); ok; key, val, ok = it.next() {
 		var err error
 		switch {
@@ -147,10 +147,17 @@ type keySet struct {
 	names [8]string
 	n     int
 	err   error
+	// fold matches keys as Go's encoding/json does (the chat chunk view,
+	// which Go agents read that way); otherwise keys match exactly.
+	fold bool
 }
 
 func (s *keySet) once(key []byte, name string) bool {
-	if !keyIs(key, name) {
+	if s.fold {
+		if !keyIsFold(key, name) {
+			return false
+		}
+	} else if !keyIs(key, name) {
 		return false
 	}
 	for _, x := range s.names[:s.n] {
@@ -186,7 +193,7 @@ func (c *ChatChunk) decodeChoices(raw []byte) error {
 		if !ok {
 			continue
 		}
-		var seen keySet
+		seen := keySet{fold: true}
 		for key, v, ok := obj.next(); ok; key, v, ok = obj.next() {
 			var err error
 			switch {
@@ -215,7 +222,7 @@ func (ch *ChunkChoice) decodeDelta(raw []byte) error {
 	if !ok {
 		return nil
 	}
-	var seen keySet
+	seen := keySet{fold: true}
 	for key, v, ok := obj.next(); ok; key, v, ok = obj.next() {
 		var err error
 		switch {
@@ -255,7 +262,7 @@ func (ch *ChunkChoice) decodeToolCalls(raw []byte) error {
 			ch.ToolCalls = append(ch.ToolCalls, d)
 			continue
 		}
-		var seen keySet
+		seen := keySet{fold: true}
 		for key, v, ok := obj.next(); ok && seen.err == nil; key, v, ok = obj.next() {
 			switch {
 			case seen.once(key, "index"):

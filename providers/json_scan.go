@@ -203,11 +203,26 @@ func (it *arrIter) next() (val []byte, ok bool) {
 
 // keyIs reports whether a raw key (between its quotes) names name, decoding
 // escapes when there are any so "con\u0074ent" still reads as "content".
-//
-// Keys match without regard to ASCII case, as Go's encoding/json (and so
-// go-openai) matches them: a "Tool_Calls" an agent would read is never
-// invisible to hookgate.
 func keyIs(key []byte, name string) bool {
+	if len(key) == len(name) && string(key) == name {
+		return true
+	}
+	if len(key) <= len(name) || !hasByte(key, '\\') {
+		return false
+	}
+	var tmp [64]byte
+	if len(key) > len(tmp) {
+		return false
+	}
+	return string(appendUnescapedContent(tmp[:0], key)) == name
+}
+
+// keyIsFold is keyIs matching as Go's encoding/json (and so go-openai)
+// matches struct fields: without regard to case, Unicode simple folding
+// included ("Tool_Calls", or "choiceſ" with a long s, is "tool_calls" or
+// "choices" to a Go agent). The chat chunk view reads keys this way, so
+// that no member a Go agent reads is invisible to hookgate.
+func keyIsFold(key []byte, name string) bool {
 	if len(key) == len(name) && equalFoldASCII(key, name) {
 		return true
 	}
@@ -226,8 +241,6 @@ func keyIs(key []byte, name string) bool {
 	if len(dec) == len(name) && equalFoldASCII(dec, name) {
 		return true
 	}
-	// Unicode simple folding, as encoding/json matches struct fields:
-	// "choiceſ" (a long s) is "choices" to a Go agent.
 	return !isASCII(dec) && bytes.EqualFold(dec, []byte(name))
 }
 
