@@ -24,10 +24,9 @@ import (
 // with a note in place of each blocked call. The finish, and whatever
 // follows it, waits behind the held calls.
 type chatStream struct {
-	x      *chatExchange
-	client Sink
-	parser *providers.SSEParser
-	chunk  providers.ChatChunk
+	eventRelay
+	x     *chatExchange
+	chunk providers.ChatChunk
 
 	choices []*choiceState
 	calls   []*heldCall // every call of the response, in start order
@@ -39,7 +38,6 @@ type chatStream struct {
 	template   []byte // the first chunk's payload, to encode notes and appended text
 	responseID string
 
-	relayed  int64
 	keepText bool // the answer's text is needed: pre_response, stop, retries
 	terminal bool // [DONE], a finish, or an in-band error was seen
 	errored  bool // an in-band error was passed on: later events are not
@@ -96,11 +94,10 @@ type queuedFrame struct {
 
 func newChatStream(x *chatExchange, client Sink, reqBody []byte) *chatStream {
 	return &chatStream{
-		x:      x,
-		client: client,
-		parser: providers.NewSSEParser(x.chat.opts.MaxEventBytes),
-		judged: make(chan *heldCall, 16),
-		retry:  retryState{reqBody: reqBody},
+		x:          x,
+		eventRelay: newEventRelay(client, x.chat.opts.MaxEventBytes, x.chat.opts.MaxStreamBytes, &x.work),
+		judged:     make(chan *heldCall, 16),
+		retry:      retryState{reqBody: reqBody},
 		keepText: x.retryPossible() || x.chat.has(hooks.PreResponse) || x.chat.has(hooks.Stop) ||
 			x.chat.has(hooks.SubagentStop),
 	}
@@ -224,47 +221,6 @@ func (s *chatStream) cancelJudging(cancel context.CancelFunc) {
 
 // holding reports whether a tool call is held.
 func (s *chatStream) holding() bool { return s.next < len(s.calls) }
-
-func (s *chatStream) write(b []byte) error {
-	_, err := s.client.Write(b)
-	return err
-}
-
-// onRead feeds one read to the parser and handles the complete events.
-func (s *chatStream) onRead(ctx context.Context, r readResult) error {
-	if r.n == 0 {
-		return nil
-	}
-	start := time.Now()
-	defer func() { s.x.work += time.Since(start) }()
-	s.relayed += int64(r.n)
-	if limit := s.x.chat.opts.MaxStreamBytes; limit > 0 && s.relayed > limit {
-		return s.fail("stream_too_large", fmt.Sprintf("the upstream stream exceeded hookgate's limit of %d bytes (limits.max_stream_bytes)", limit), errStreamTooLarge)
-	}
-	s.parser.Feed((*r.buf)[:r.n])
-	if err := s.drain(ctx); err != nil {
-		return err
-	}
-	if err := s.flush(ctx); err != nil {
-		return err
-	}
-	return s.client.Flush()
-}
-
-func (s *chatStream) drain(ctx context.Context) error {
-	for {
-		f, err := s.parser.Next()
-		if err != nil {
-			return s.fail("event_too_large", "an upstream event exceeded hookgate's limit (limits.max_event_bytes)", err)
-		}
-		if f == nil {
-			return nil
-		}
-		if err := s.onFrame(ctx, f); err != nil {
-			return err
-		}
-	}
-}
 
 // onEnd handles the end of the upstream body: the last events, then
 // either every open call completed for judgement (a complete stream) or a
@@ -828,3 +784,6 @@ func appendCapped(dst, add []byte, limit int) []byte {
 }
 
 func clone(b []byte) []byte { return append([]byte(nil), b...) }
+
+func (s *chatStream) onRead(ctx context.Context, r readResult) error { return s.feed(ctx, r, s) }
+func (s *chatStream) drain(ctx context.Context) error                { return s.eventRelay.drain(ctx, s) }

@@ -35,10 +35,9 @@ import (
 // text block before it. A stream is complete only with message_stop (or
 // the upstream's own error event); anything else ends in an error event.
 type messagesStream struct {
-	x      *messagesExchange
-	client Sink
-	parser *providers.SSEParser
-	ev     providers.MessagesEvent
+	eventRelay
+	x  *messagesExchange
+	ev providers.MessagesEvent
 
 	queue   []*msgFrame // events waiting behind a held block, in order
 	blocks  []*msgBlock // the message's blocks, in start order
@@ -51,8 +50,7 @@ type messagesStream struct {
 
 	messageID string
 	text      []byte // the text the client was shown: upstream text and notes
-	relayed   int64
-	terminal  bool // message_stop, or the upstream's error event, was seen
+	terminal  bool   // message_stop, or the upstream's error event, was seen
 }
 
 // msgKind is what an event does to the message.
@@ -93,10 +91,9 @@ type msgBlock struct {
 
 func newMessagesStream(x *messagesExchange, client Sink) *messagesStream {
 	return &messagesStream{
-		x:      x,
-		client: client,
-		parser: providers.NewSSEParser(x.m.loop.opts.MaxEventBytes),
-		judged: make(chan *msgBlock, 16),
+		x:          x,
+		eventRelay: newEventRelay(client, x.m.loop.opts.MaxEventBytes, x.m.loop.opts.MaxStreamBytes, &x.work),
+		judged:     make(chan *msgBlock, 16),
 	}
 }
 
@@ -168,47 +165,6 @@ func (s *messagesStream) loop(ctx context.Context, reads *upstreamReads, beat <-
 			}
 		case <-ctx.Done():
 			return ctx.Err()
-		}
-	}
-}
-
-func (s *messagesStream) write(b []byte) error {
-	_, err := s.client.Write(b)
-	return err
-}
-
-// onRead feeds one read to the parser and handles the complete events.
-func (s *messagesStream) onRead(ctx context.Context, r readResult) error {
-	if r.n == 0 {
-		return nil
-	}
-	start := time.Now()
-	defer func() { s.x.work += time.Since(start) }()
-	s.relayed += int64(r.n)
-	if limit := s.x.m.loop.opts.MaxStreamBytes; limit > 0 && s.relayed > limit {
-		return s.fail("stream_too_large", fmt.Sprintf("the upstream stream exceeded hookgate's limit of %d bytes (limits.max_stream_bytes)", limit), errStreamTooLarge)
-	}
-	s.parser.Feed((*r.buf)[:r.n])
-	if err := s.drain(ctx); err != nil {
-		return err
-	}
-	if err := s.flush(ctx); err != nil {
-		return err
-	}
-	return s.client.Flush()
-}
-
-func (s *messagesStream) drain(ctx context.Context) error {
-	for {
-		f, err := s.parser.Next()
-		if err != nil {
-			return s.fail("event_too_large", "an upstream event exceeded hookgate's limit (limits.max_event_bytes)", err)
-		}
-		if f == nil {
-			return nil
-		}
-		if err := s.onFrame(ctx, f); err != nil {
-			return err
 		}
 	}
 }
@@ -531,3 +487,6 @@ func (s *messagesStream) fail(code, message string, cause error) error {
 	}
 	return cause
 }
+
+func (s *messagesStream) onRead(ctx context.Context, r readResult) error { return s.feed(ctx, r, s) }
+func (s *messagesStream) drain(ctx context.Context) error                { return s.eventRelay.drain(ctx, s) }

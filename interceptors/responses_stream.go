@@ -33,10 +33,9 @@ import (
 // judged before it goes out. Once hookgate has added or dropped an event,
 // every later sequence_number is rewritten so the numbers stay contiguous.
 type responsesStream struct {
-	x      *responsesExchange
-	client Sink
-	parser *providers.SSEParser
-	ev     providers.ResponsesEvent
+	eventRelay
+	x  *responsesExchange
+	ev providers.ResponsesEvent
 
 	queue   []rsEntry // what waits behind a held call, in order
 	calls   []*rsCall // every call of the response, in order
@@ -49,7 +48,6 @@ type responsesStream struct {
 	text       []byte // the answer text the agent was shown
 	survived   int
 	seq        rsSequence
-	relayed    int64
 	terminal   bool
 }
 
@@ -160,11 +158,10 @@ func (q *rsSequence) drop() { q.dirty = true }
 
 func newResponsesStream(x *responsesExchange, client Sink) *responsesStream {
 	return &responsesStream{
-		x:      x,
-		client: client,
-		parser: providers.NewSSEParser(x.r.loop.opts.MaxEventBytes),
-		judged: make(chan *rsCall, 16),
-		seq:    rsSequence{last: -1},
+		x:          x,
+		eventRelay: newEventRelay(client, x.r.loop.opts.MaxEventBytes, x.r.loop.opts.MaxStreamBytes, &x.work),
+		judged:     make(chan *rsCall, 16),
+		seq:        rsSequence{last: -1},
 	}
 }
 
@@ -245,46 +242,6 @@ func (s *responsesStream) holding() bool {
 		}
 	}
 	return false
-}
-
-func (s *responsesStream) write(b []byte) error {
-	_, err := s.client.Write(b)
-	return err
-}
-
-func (s *responsesStream) onRead(ctx context.Context, r readResult) error {
-	if r.n == 0 {
-		return nil
-	}
-	start := time.Now()
-	defer func() { s.x.work += time.Since(start) }()
-	s.relayed += int64(r.n)
-	if limit := s.x.r.loop.opts.MaxStreamBytes; limit > 0 && s.relayed > limit {
-		return s.fail("stream_too_large", fmt.Sprintf("the upstream stream exceeded hookgate's limit of %d bytes (limits.max_stream_bytes)", limit), errStreamTooLarge)
-	}
-	s.parser.Feed((*r.buf)[:r.n])
-	if err := s.drain(ctx); err != nil {
-		return err
-	}
-	if err := s.flush(ctx); err != nil {
-		return err
-	}
-	return s.client.Flush()
-}
-
-func (s *responsesStream) drain(ctx context.Context) error {
-	for {
-		f, err := s.parser.Next()
-		if err != nil {
-			return s.fail("event_too_large", "an upstream event exceeded hookgate's limit (limits.max_event_bytes)", err)
-		}
-		if f == nil {
-			return nil
-		}
-		if err := s.onFrame(ctx, f); err != nil {
-			return err
-		}
-	}
 }
 
 // onEnd handles the end of the upstream body: a stream that never reached
@@ -639,3 +596,6 @@ func (s *responsesStream) fail(code, message string, cause error) error {
 	}
 	return cause
 }
+
+func (s *responsesStream) onRead(ctx context.Context, r readResult) error { return s.feed(ctx, r, s) }
+func (s *responsesStream) drain(ctx context.Context) error                { return s.eventRelay.drain(ctx, s) }
