@@ -116,40 +116,13 @@ type readResult struct {
 func (s *chatStream) run(ctx context.Context, upstream io.Reader) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	reads := make(chan readResult)
-	free := make(chan *[]byte, 2)
-	for range 2 {
-		b := make([]byte, 32<<10)
-		free <- &b
-	}
-	readerDone := make(chan struct{})
-	go func() {
-		defer close(readerDone)
-		for {
-			var buf *[]byte
-			select {
-			case buf = <-free:
-			case <-ctx.Done():
-				return
-			}
-			n, err := upstream.Read(*buf)
-			select {
-			case reads <- readResult{buf, n, err}:
-			case <-ctx.Done():
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
 	// The reader may be blocked in Read; the proxy closes the upstream body
 	// after run returns, which releases it.
-	defer func() { cancel() }()
+	reads := startUpstreamReads(ctx, upstream)
 
 	heartbeat := time.NewTicker(s.x.chat.opts.Heartbeat)
 	defer heartbeat.Stop()
-	err := s.loop(ctx, reads, free, heartbeat.C)
+	err := s.loop(ctx, reads, heartbeat.C)
 	s.cancelJudging(cancel)
 	for _, c := range s.calls {
 		if !c.emitted {
@@ -162,20 +135,20 @@ func (s *chatStream) run(ctx context.Context, upstream io.Reader) error {
 // loop serves the stream's events until it is over: upstream reads,
 // finished judgements and heartbeats. After the upstream's end it goes on
 // until every held call has been judged and emitted.
-func (s *chatStream) loop(ctx context.Context, reads chan readResult, free chan *[]byte, beat <-chan time.Time) error {
+func (s *chatStream) loop(ctx context.Context, reads *upstreamReads, beat <-chan time.Time) error {
 	upstreamDone := false
 	for {
 		if upstreamDone && s.judging == 0 {
 			return s.finish(ctx)
 		}
-		in := reads
+		in := reads.c
 		if upstreamDone {
 			in = nil
 		}
 		select {
 		case r := <-in:
 			err := s.onRead(ctx, r)
-			free <- r.buf
+			reads.reuse(r.buf)
 			if err != nil {
 				return err
 			}

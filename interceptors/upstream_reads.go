@@ -8,7 +8,7 @@ import (
 // upstreamReads reads an upstream body on a goroutine of its own, so that
 // a stream's loop can emit judgements that finish while the upstream is
 // silent, and send heartbeats while a call is held. It is format-neutral:
-// the Messages stream uses it (chatStream.run has the same loop inline).
+// every held stream (chat, Messages, Responses) uses it.
 //
 // Reads arrive on c; each buffer must be handed back with reuse before the
 // reader can fill it again (two rotate). The goroutine ends after the
