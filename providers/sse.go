@@ -139,9 +139,10 @@ func (p *SSEParser) Feed(b []byte) {
 		p.discarded += int64(p.evStart)
 		p.evStart = 0
 	}
-	if p.pos == len(p.buf) && len(p.buf)+len(b) > p.max && bytes.IndexAny(b, "\r\n") < 0 {
+	if p.pos == len(p.buf) && !p.crPending && len(p.buf)+len(b) > p.max && bytes.IndexAny(b, "\r\n") < 0 {
 		// The unfinished event cannot end within this input and would
-		// pass the limit: fail now rather than grow the buffer past it.
+		// pass the limit: fail now rather than grow the buffer past it. (A
+		// pending CR may still end an event: then the next call decides.)
 		p.err = fmt.Errorf("sse: event at offset %d: more than %d bytes: %w", p.discarded, p.max, ErrEventTooLarge)
 		return
 	}
