@@ -271,13 +271,10 @@ func callHandler(ctx context.Context, h Handler, ev *Event) (res Result, err err
 func (e *Engine) apply(h *hook, cur *Event, res Result, x *Execution, out *Outcome) (*Event, bool) {
 	switch x.Decision {
 	case Error, Timeout:
+		reason := e.hookFailed(h, x) // logs the cause; the note never quotes it
 		if h.failOpen {
 			x.Applied = Allow
 			return cur, false
-		}
-		reason := fmt.Sprintf("hook %s failed: %v", h.id, x.Cause)
-		if x.Decision == Timeout {
-			reason = fmt.Sprintf("hook %s timed out", h.id)
 		}
 		out.Reason, out.HookID, out.Cause = reason, h.id, x.Cause
 		if h.class == Blocking {

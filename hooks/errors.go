@@ -78,3 +78,9 @@ func (es ConfigErrors) Unwrap() []error {
 	}
 	return out
 }
+
+// ErrBreakerOpen is the cause recorded when a hook's circuit breaker
+// refused a call without trying it: the policy server or judge failed too
+// many times in a row and the breaker is open (or half-open with its probe
+// in flight). The call fails closed like any other hook error, at once.
+var ErrBreakerOpen = errors.New("circuit breaker open")
