@@ -92,20 +92,38 @@ type Upstream struct {
 	APIKey string `yaml:"-"`
 }
 
-// Limits bound what one request or stream may hold in memory.
+// Limits bound what one request or stream may hold in memory, and what
+// one instance takes on at once (admission limits: over them a request
+// gets a 503 with Retry-After, or a call is blocked, never queued without
+// end).
 type Limits struct {
 	MaxRequestBytes  ByteSize `yaml:"max_request_bytes"`
 	MaxResponseBytes ByteSize `yaml:"max_response_bytes"`
 	MaxEventBytes    ByteSize `yaml:"max_event_bytes"`
 	MaxStreamBytes   ByteSize `yaml:"max_stream_bytes"`
+	// MaxConcurrentStreams bounds the streamed responses open through
+	// this instance (requests that ask for a stream, from admission to
+	// their last byte).
+	MaxConcurrentStreams int `yaml:"max_concurrent_streams"`
+	// MaxPendingApprovals bounds the approval questions waiting for a
+	// person on this instance; over it a call is blocked, not asked.
+	MaxPendingApprovals int `yaml:"max_pending_approvals"`
+	// MaxConcurrentHooks bounds the synchronous hook executions in flight
+	// (blocking and contributing hooks; a call waiting for a person gives
+	// its slot back while it waits).
+	MaxConcurrentHooks int `yaml:"max_concurrent_hooks"`
 }
 
-// Timeouts for the upstream exchange.
+// Timeouts for the upstream exchange, the stream's keep-alive and the
+// shutdown.
 type Timeouts struct {
 	Connect   Duration `yaml:"connect"`
 	FirstByte Duration `yaml:"first_byte"`
 	Idle      Duration `yaml:"idle"`
 	Heartbeat Duration `yaml:"heartbeat"`
+	// ShutdownGrace is how long requests and streams in flight may run
+	// after SIGTERM before hookgate closes them and exits.
+	ShutdownGrace Duration `yaml:"shutdown_grace"`
 }
 
 // Interception tunes how the agent loop is read out of the traffic.

@@ -24,6 +24,17 @@ const (
 	DefaultMaxRetries       = 2
 	DefaultAuditQueue       = 4096
 	DefaultAuditMaxWait     = 2 * time.Second
+	DefaultShutdownGrace    = 30 * time.Second
+)
+
+// Admission defaults, per instance. A stream costs a few goroutines and
+// about 100 KiB of buffers; a pending approval a goroutine and a store
+// read every poll; a hook execution up to a process (command hooks) or a
+// script runtime. Raise them on a larger machine.
+const (
+	DefaultMaxConcurrentStreams = 1024
+	DefaultMaxPendingApprovals  = 100
+	DefaultMaxConcurrentHooks   = 512
 )
 
 func applyDefaults(c *Config) {
@@ -33,10 +44,14 @@ func applyDefaults(c *Config) {
 	setSize(&c.Limits.MaxResponseBytes, DefaultMaxResponseBytes)
 	setSize(&c.Limits.MaxEventBytes, DefaultMaxEventBytes)
 	setSize(&c.Limits.MaxStreamBytes, DefaultMaxStreamBytes)
+	setInt(&c.Limits.MaxConcurrentStreams, DefaultMaxConcurrentStreams)
+	setInt(&c.Limits.MaxPendingApprovals, DefaultMaxPendingApprovals)
+	setInt(&c.Limits.MaxConcurrentHooks, DefaultMaxConcurrentHooks)
 	setDuration(&c.Timeouts.Connect, DefaultConnectTimeout)
 	setDuration(&c.Timeouts.FirstByte, DefaultFirstByteTimeout)
 	setDuration(&c.Timeouts.Idle, DefaultIdleTimeout)
 	setDuration(&c.Timeouts.Heartbeat, DefaultHeartbeat)
+	setDuration(&c.Timeouts.ShutdownGrace, DefaultShutdownGrace)
 	ic := &c.Interception
 	setString(&ic.SessionHeader, DefaultSessionHeader)
 	setString(&ic.ParentSessionHeader, DefaultParentHeader)
@@ -66,6 +81,12 @@ func applyDefaults(c *Config) {
 
 func setString(p *string, v string) {
 	if *p == "" {
+		*p = v
+	}
+}
+
+func setInt(p *int, v int) {
+	if *p == 0 {
 		*p = v
 	}
 }

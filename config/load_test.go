@@ -35,6 +35,12 @@ hooks:
 	if cfg.Limits.MaxRequestBytes != DefaultMaxRequestBytes {
 		t.Errorf("max request bytes %d", cfg.Limits.MaxRequestBytes)
 	}
+	if l := cfg.Limits; l.MaxConcurrentStreams != DefaultMaxConcurrentStreams || l.MaxPendingApprovals != DefaultMaxPendingApprovals || l.MaxConcurrentHooks != DefaultMaxConcurrentHooks {
+		t.Errorf("admission limits %+v", l)
+	}
+	if cfg.Timeouts.ShutdownGrace.D() != DefaultShutdownGrace {
+		t.Errorf("shutdown grace %v", cfg.Timeouts.ShutdownGrace.D())
+	}
 	if h := cfg.Hooks[0]; h.Line != 8 || !h.Trusted {
 		t.Errorf("hook line %d trusted %v", h.Line, h.Trusted)
 	}
@@ -59,6 +65,12 @@ func TestParseReportsEveryProblemWithItsLine(t *testing.T) {
 		{"bad size", "upstreams:\n  - {name: a, base_url: 'http://x'}\nlimits:\n  max_request_bytes: lots\n", []string{"c.yaml:4:", "invalid size"}},
 		{"hook event", "upstreams:\n  - {name: a, base_url: 'http://x'}\nhooks:\n  - id: x\n    event: pre_tool\n  - id: x\n    event: stop\n", []string{`c.yaml:5: hooks[0].event: unknown event "pre_tool"`, `c.yaml:6: hooks[1].id: duplicate hook id "x"`}},
 		{"no upstream", "listen: 127.0.0.1:1\n", []string{"upstreams: at least one upstream is required"}},
+		{"admission limits", "upstreams:\n  - {name: a, base_url: 'http://x'}\nlimits:\n  max_concurrent_streams: -1\n  max_pending_approvals: 3\n  max_concurrent_hooks: -5\n", []string{
+			"c.yaml:4: limits.max_concurrent_streams: want a positive number",
+			"c.yaml:6: limits.max_concurrent_hooks: want a positive number",
+		}},
+		{"admission limit not a number", "upstreams:\n  - {name: a, base_url: 'http://x'}\nlimits:\n  max_pending_approvals: many\n", []string{"c.yaml:4:", "many"}},
+		{"shutdown grace", "upstreams:\n  - {name: a, base_url: 'http://x'}\ntimeouts:\n  shutdown_grace: soon\n", []string{`c.yaml:4: invalid duration "soon"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -74,6 +86,20 @@ func TestParseReportsEveryProblemWithItsLine(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestParseAdmissionLimitsAndShutdownGrace(t *testing.T) {
+	doc := "upstreams:\n  - {name: a, base_url: 'http://x'}\nlimits:\n  max_concurrent_streams: 8\n  max_pending_approvals: 2\n  max_concurrent_hooks: 4\ntimeouts:\n  shutdown_grace: 5s\n"
+	cfg, err := Parse([]byte(doc), "c.yaml", env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := cfg.Limits; l.MaxConcurrentStreams != 8 || l.MaxPendingApprovals != 2 || l.MaxConcurrentHooks != 4 {
+		t.Errorf("limits %+v", l)
+	}
+	if cfg.Timeouts.ShutdownGrace.D().String() != "5s" {
+		t.Errorf("shutdown grace %v", cfg.Timeouts.ShutdownGrace.D())
 	}
 }
 

@@ -63,6 +63,7 @@ func validate(c *Config, root *yaml.Node, ps *problems, lookup func(string) (str
 	if ic.OnBlock != "respond" && ic.OnBlock != "retry" {
 		ps.add(lineOf(root, "interception", "on_block"), "interception.on_block", "want respond or retry, got %q", ic.OnBlock)
 	}
+	validateLimits(c, root, ps)
 	validateStore(c, root, ps, lookup)
 	validateTenants(c, root, ps, lookup)
 	switch c.Log.Level {

@@ -1,0 +1,21 @@
+package config
+
+import "go.yaml.in/yaml/v3"
+
+// validateLimits checks the admission limits. Zero (or absent) takes the
+// default; a negative bound is a mistake, never "no limit": hookgate has
+// no unbounded mode.
+func validateLimits(c *Config, root *yaml.Node, ps *problems) {
+	for _, l := range []struct {
+		key string
+		v   int
+	}{
+		{"max_concurrent_streams", c.Limits.MaxConcurrentStreams},
+		{"max_pending_approvals", c.Limits.MaxPendingApprovals},
+		{"max_concurrent_hooks", c.Limits.MaxConcurrentHooks},
+	} {
+		if l.v < 0 {
+			ps.add(lineOf(root, "limits", l.key), "limits."+l.key, "want a positive number (0 or absent takes the default), got %d", l.v)
+		}
+	}
+}
