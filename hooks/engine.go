@@ -23,6 +23,7 @@ type Engine struct {
 	rec    Recorder
 	log    *slog.Logger
 	pool   *observerPool
+	slots  Limiter // bounds synchronous executions; nil: unbounded
 
 	// refs is 1 (the owner) plus the dispatches and observer jobs in
 	// flight; the handlers are closed when it drops to zero.
@@ -62,6 +63,61 @@ func newEngine(hooks []*hook, log *slog.Logger, opts *Options) *Engine {
 		e.pool = newObserverPool(e, workers, queue)
 	}
 	return e
+}
+
+// Limiter bounds the synchronous hook executions in flight. One Limiter
+// is shared by the engines of successive configurations, so that a reload
+// does not double the bound. Acquire may wait briefly (and no longer than
+// ctx) for a slot; false refuses the execution.
+type Limiter interface {
+	Acquire(ctx context.Context) bool
+	Release()
+	Max() int
+}
+
+// LimitExecutions bounds the engine's synchronous executions (blocking and
+// contributing hooks, inline observers) with l. It must be called before
+// the engine is first used. An execution refused for want of a slot fails
+// closed, whatever the hook's on_timeout says: it is hookgate that did not
+// run it, not the hook that failed. Asynchronous observers have their own
+// bounded pool and are not counted.
+func (e *Engine) LimitExecutions(l Limiter) { e.slots = l }
+
+// OverloadError is the cause recorded when an admission limit refused to
+// run a hook, or a handler refused for the same reason (the approval gate
+// at limits.max_pending_approvals). The call fails closed, and the client's
+// note names the limit, which is configuration, not internal detail.
+type OverloadError struct {
+	Limit string // the configuration key, e.g. limits.max_concurrent_hooks
+	Max   int
+}
+
+func (e *OverloadError) Error() string {
+	return fmt.Sprintf("hookgate is at %s (%d)", e.Limit, e.Max)
+}
+
+// execSlot is an execution's share of the Limiter, given back once.
+type execSlot struct {
+	l    Limiter
+	done atomic.Bool
+}
+
+func (s *execSlot) release() {
+	if s.done.CompareAndSwap(false, true) {
+		s.l.Release()
+	}
+}
+
+type execSlotKey struct{}
+
+// YieldSlot gives back the execution slot of the hook running with ctx,
+// for a handler that from now on waits for a person rather than works
+// (the approval gate, which is bounded by limits.max_pending_approvals).
+// Outside a bounded execution it does nothing.
+func YieldSlot(ctx context.Context) {
+	if s, ok := ctx.Value(execSlotKey{}).(*execSlot); ok {
+		s.release()
+	}
 }
 
 // HasHooks reports whether any hook is configured for the event, so that a
@@ -223,6 +279,16 @@ func (e *Engine) execute(ctx context.Context, h *hook, ev *Event) (res Result, x
 			return Result{}, x, false
 		}
 	}
+	if e.slots != nil {
+		if !e.slots.Acquire(ctx) {
+			x.Decision, x.Duration = Error, time.Since(start)
+			x.Cause = &OverloadError{Limit: "limits.max_concurrent_hooks", Max: e.slots.Max()}
+			return Result{}, x, true
+		}
+		slot := &execSlot{l: e.slots}
+		defer slot.release()
+		ctx = context.WithValue(ctx, execSlotKey{}, slot)
+	}
 	hctx, cancel := context.WithTimeout(ctx, h.timeout)
 	res, err := callHandler(hctx, h.handler, ev)
 	deadline := hctx.Err() == context.DeadlineExceeded && ctx.Err() == nil
@@ -271,10 +337,23 @@ func callHandler(ctx context.Context, h Handler, ev *Event) (res Result, err err
 func (e *Engine) apply(h *hook, cur *Event, res Result, x *Execution, out *Outcome) (*Event, bool) {
 	switch x.Decision {
 	case Error, Timeout:
-		reason := e.hookFailed(h, x) // logs the cause; the note never quotes it
-		if h.failOpen {
-			x.Applied = Allow
-			return cur, false
+		var over *OverloadError
+		overloaded := errors.As(x.Cause, &over)
+		var reason string
+		if overloaded {
+			// Refused by an admission limit: never allowed (on_timeout
+			// covers a hook that failed, not one hookgate did not run),
+			// logged at debug level (the refusals are counted in
+			// hookgate_admission_refused_total; a warning per call would
+			// flood the log just when the machine is busiest).
+			e.log.Debug("hook not run: admission limit", "hook", h.id, "event", h.event, "limit", over.Limit)
+			reason = fmt.Sprintf("hook %s not run: hookgate is at %s (fail-closed); retry shortly", h.id, over.Limit)
+		} else {
+			reason = e.hookFailed(h, x) // logs the cause; the note never quotes it
+			if h.failOpen {
+				x.Applied = Allow
+				return cur, false
+			}
 		}
 		out.Reason, out.HookID, out.Cause = reason, h.id, x.Cause
 		if h.class == Blocking {
