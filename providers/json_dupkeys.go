@@ -3,7 +3,7 @@ package providers
 import (
 	"bytes"
 	"fmt"
-	"sort"
+	"slices"
 )
 
 // Why duplicate keys are refused: gjson and sjson act on the FIRST
@@ -13,55 +13,108 @@ import (
 // judged on one value and executed with the other. hookgate fails closed:
 // the views refuse such bodies.
 
-// maxJSONDepth bounds the nesting checkUniqueKeys walks.
+// maxJSONDepth bounds the nesting checkUniqueKeys walks: a value inside
+// more than maxJSONDepth containers is refused.
 const maxJSONDepth = 256
 
-// checkUniqueKeys fails if any object in raw (valid JSON) repeats a key.
+// checkUniqueKeys fails if any object in raw (valid JSON) repeats a key,
+// comparing keys by their decoded text ("a" and "\u0061" are one key). It
+// is one forward pass over raw with an explicit stack, and allocates
+// nothing for ordinary bodies (shallow, unescaped keys, fewer than 64 keys
+// open at once): every parseBody view runs it on every request, so it must
+// cost about as little as reading the body once.
 func checkUniqueKeys(raw []byte) error {
-	var keys [][]byte
-	return uniqueIn(raw, &keys, 0)
+	var (
+		keyBuf   [64][]byte
+		frameBuf [32]dupFrame
+	)
+	keys, frames := keyBuf[:0], frameBuf[:0]
+	b := raw
+	for i := 0; i < len(b); {
+		switch c := b[i]; c {
+		case ' ', '\t', '\r', '\n', ',', ':':
+			i++
+		case '{', '[':
+			if len(frames) > maxJSONDepth {
+				return errTooDeep
+			}
+			frames = append(frames, dupFrame{object: c == '{', base: len(keys)})
+			i++
+		case '}', ']':
+			if len(frames) == 0 {
+				return nil // not valid JSON; the caller validated it
+			}
+			f := frames[len(frames)-1]
+			frames = frames[:len(frames)-1]
+			if f.object {
+				if err := distinct(keys[f.base:]); err != nil {
+					return err
+				}
+				keys = keys[:f.base]
+			}
+			i++
+		case '"':
+			end, ok := skipString(b, i)
+			if !ok {
+				return nil
+			}
+			if j := skipSpace(b, end); j < len(b) && b[j] == ':' && len(frames) > 0 && frames[len(frames)-1].object {
+				k := b[i+1 : end-1]
+				if hasByte(k, '\\') {
+					k = appendUnescapedContent(nil, k)
+				}
+				keys = append(keys, k)
+				i = j + 1
+				continue
+			}
+			if len(frames) > maxJSONDepth {
+				return errTooDeep
+			}
+			i = end
+		default:
+			if len(frames) > maxJSONDepth {
+				return errTooDeep
+			}
+			s := i
+			for i < len(b) && !isSpace(b[i]) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ':' {
+				i++
+			}
+			if i == s {
+				return nil
+			}
+		}
+	}
+	return nil
 }
 
-func uniqueIn(v []byte, keys *[][]byte, depth int) error {
-	if depth > maxJSONDepth {
-		return fmt.Errorf("nesting deeper than %d: %w", maxJSONDepth, ErrInvalidJSON)
-	}
-	v = bytes.TrimLeft(v, " \t\r\n")
-	if len(v) == 0 {
-		return nil
-	}
-	switch v[0] {
-	case '[':
-		it, _ := iterArray(v)
-		for e, ok := it.next(); ok; e, ok = it.next() {
-			if err := uniqueIn(e, keys, depth+1); err != nil {
-				return err
-			}
-		}
-	case '{':
-		base := len(*keys)
-		it, _ := iterObject(v)
-		for k, e, ok := it.next(); ok; k, e, ok = it.next() {
-			if hasByte(k, '\\') {
-				k = appendUnescapedContent(nil, k)
-			}
-			*keys = append(*keys, k)
-			// A child object truncates back to its own base on return, so
-			// everything above base stays this object's keys.
-			if err := uniqueIn(e, keys, depth+1); err != nil {
-				return err
-			}
-		}
-		own := (*keys)[base:]
-		if len(own) > 1 {
-			sort.Slice(own, func(i, j int) bool { return bytes.Compare(own[i], own[j]) < 0 })
-			for i := 1; i < len(own); i++ {
-				if bytes.Equal(own[i-1], own[i]) {
+// dupFrame is one open container of checkUniqueKeys: whether it is an
+// object, and where its keys start in the key stack.
+type dupFrame struct {
+	object bool
+	base   int
+}
+
+var errTooDeep = fmt.Errorf("nesting deeper than %d: %w", maxJSONDepth, ErrInvalidJSON)
+
+// distinct fails if two of one object's keys are equal. Objects are
+// small: up to 16 keys are compared pairwise, more are sorted in place
+// (the slice is the object's own, dropped after).
+func distinct(own [][]byte) error {
+	if len(own) <= 16 {
+		for i := 1; i < len(own); i++ {
+			for j := 0; j < i; j++ {
+				if string(own[i]) == string(own[j]) {
 					return fmt.Errorf("key %q repeated: %w", own[i], ErrDuplicateKey)
 				}
 			}
 		}
-		*keys = (*keys)[:base]
+		return nil
+	}
+	slices.SortFunc(own, bytes.Compare)
+	for i := 1; i < len(own); i++ {
+		if bytes.Equal(own[i-1], own[i]) {
+			return fmt.Errorf("key %q repeated: %w", own[i], ErrDuplicateKey)
+		}
 	}
 	return nil
 }
