@@ -24,6 +24,7 @@ import (
 
 	"github.com/hookgate/hookgate/channels"
 	"github.com/hookgate/hookgate/hooks"
+	"github.com/hookgate/hookgate/internal/admission"
 	"github.com/hookgate/hookgate/store"
 )
 
@@ -40,6 +41,7 @@ type Gate struct {
 	tenantChannel func(string) string
 	poll          time.Duration
 	log           *slog.Logger
+	pending       *admission.Limit
 
 	mu      sync.Mutex
 	waiters map[string][]chan struct{}
@@ -59,11 +61,15 @@ type Options struct {
 	// Poll is DefaultPoll when zero.
 	Poll   time.Duration
 	Logger *slog.Logger
+	// Pending bounds the calls of this instance waiting for a person
+	// (limits.max_pending_approvals). Over it a call is blocked at once,
+	// no question is stored and no card posted. Nil: unbounded.
+	Pending *admission.Limit
 }
 
 // New returns a gate on st.
 func New(st *store.Store, opts Options) *Gate {
-	g := &Gate{store: st, channels: opts.Channels, tenantChannel: opts.TenantChannel, poll: opts.Poll, log: opts.Logger, waiters: map[string][]chan struct{}{}}
+	g := &Gate{store: st, channels: opts.Channels, tenantChannel: opts.TenantChannel, poll: opts.Poll, log: opts.Logger, pending: opts.Pending, waiters: map[string][]chan struct{}{}}
 	if g.poll <= 0 {
 		g.poll = DefaultPoll
 	}
@@ -89,6 +95,12 @@ type payload struct {
 
 // Ask implements hooks.Approver: it finds or creates the question for this
 // call, posts a card when the question is new, and waits for its end.
+//
+// An answer already given is honoured at once. A call that would wait
+// while limits.max_pending_approvals calls already wait on this instance
+// is refused with a *hooks.OverloadError (the call is blocked, its note
+// names the limit); one that waits gives its hook execution slot back, as
+// it now waits for a person, not for the machine.
 func (g *Gate) Ask(ctx context.Context, q hooks.ApprovalQuestion) (hooks.ApprovalAnswer, error) {
 	ev := q.Event
 	if g.tenantChannel != nil && ev.Tenant != "" {
@@ -107,6 +119,11 @@ func (g *Gate) Ask(ctx context.Context, q hooks.ApprovalQuestion) (hooks.Approva
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return hooks.ApprovalAnswer{}, fmt.Errorf("approval: %w", err)
 	}
+	if !g.pending.TryAcquire() {
+		return hooks.ApprovalAnswer{}, &hooks.OverloadError{Limit: "limits.max_pending_approvals", Max: g.pending.Max()}
+	}
+	defer g.pending.Release()
+	hooks.YieldSlot(ctx)
 	body, _ := json.Marshal(payload{
 		Hook: q.HookID, Channel: q.Channel, Tool: ev.ToolName, Session: ev.SessionID,
 		Tenant: ev.Tenant, Agent: ev.Agent, Args: preview(ev.ToolInput),

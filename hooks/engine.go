@@ -347,7 +347,7 @@ func (e *Engine) apply(h *hook, cur *Event, res Result, x *Execution, out *Outco
 			// hookgate_admission_refused_total; a warning per call would
 			// flood the log just when the machine is busiest).
 			e.log.Debug("hook not run: admission limit", "hook", h.id, "event", h.event, "limit", over.Limit)
-			reason = fmt.Sprintf("hook %s not run: hookgate is at %s (fail-closed); retry shortly", h.id, over.Limit)
+			reason = fmt.Sprintf("hook %s could not run: hookgate is at %s (fail-closed); retry shortly", h.id, over.Limit)
 		} else {
 			reason = e.hookFailed(h, x) // logs the cause; the note never quotes it
 			if h.failOpen {
