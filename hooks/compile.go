@@ -280,6 +280,11 @@ func compileHook(spec *Spec, index int, deps Deps, opts *Options) (*hook, []erro
 		add(fmt.Errorf("on_block: %q: want respond or retry", spec.OnBlock))
 	}
 
+	// breaker
+	if spec.Breaker != nil && spec.Handler.Type != "http" && spec.Handler.Type != "prompt" {
+		add(fmt.Errorf("breaker: only http and prompt hooks have a circuit breaker (handler type %q)", spec.Handler.Type))
+	}
+
 	// handler
 	// The handler is built even when other keys are wrong, so that its own
 	// problems (a script that does not compile) are reported in the same
@@ -298,6 +303,7 @@ func compileHook(spec *Spec, index int, deps Deps, opts *Options) (*hook, []erro
 		return nil, errs
 	}
 	h.handler = handler
+	observeBreaker(handler, opts.Recorder)
 	if h.timeout == 0 {
 		h.timeout = opts.DefaultTimeout
 		if dt, ok := handler.(DefaultTimeouter); ok && dt.DefaultTimeout() > 0 {

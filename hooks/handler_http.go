@@ -25,11 +25,13 @@ type httpHandler struct {
 	observing bool
 	transport *http.Transport
 	client    *http.Client
+	breaker   *breaker // nil: disabled
 }
 
 var (
-	_ Handler = (*httpHandler)(nil)
-	_ Closer  = (*httpHandler)(nil)
+	_ Handler   = (*httpHandler)(nil)
+	_ Closer    = (*httpHandler)(nil)
+	_ breakered = (*httpHandler)(nil)
 )
 
 // newHttpHandler checks the URL, headers and template at load and gives the
@@ -71,6 +73,9 @@ func newHttpHandler(spec *Spec, deps Deps) (Handler, error) {
 			return nil, err
 		}
 	}
+	if h.breaker, err = newBreaker(spec, deps.Logger); err != nil {
+		return nil, err
+	}
 	h.transport = newHookTransport()
 	h.client = newHookClient(h.transport)
 	return h, nil
@@ -89,7 +94,9 @@ func validHeaderName(k string) bool {
 	return true
 }
 
-// Handle POSTs ev and reads the verdict.
+// Handle POSTs ev and reads the verdict. The body is built first: an event
+// the template cannot render is hookgate's failure, not the server's, and
+// never reaches the breaker.
 func (h *httpHandler) Handle(ctx context.Context, ev *Event) (Result, error) {
 	var (
 		body []byte
@@ -103,6 +110,15 @@ func (h *httpHandler) Handle(ctx context.Context, ev *Event) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("http hook %q: %w", h.id, err)
 	}
+	res, err := h.breaker.do(ctx, func() (Result, error) { return h.post(ctx, ev, body) })
+	if errors.Is(err, ErrBreakerOpen) {
+		return Result{}, fmt.Errorf("http hook %q: POST %s: %w", h.id, h.display, err)
+	}
+	return res, err
+}
+
+// post sends body and decodes the answer.
+func (h *httpHandler) post(ctx context.Context, ev *Event, body []byte) (Result, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.url, bytes.NewReader(body))
 	if err != nil {
 		return Result{}, fmt.Errorf("http hook %q: new request: %w", h.id, redactURLError(err))
@@ -145,6 +161,8 @@ func (h *httpHandler) Handle(ctx context.Context, ev *Event) (Result, error) {
 	}
 	return res, nil
 }
+
+func (h *httpHandler) circuitBreaker() *breaker { return h.breaker }
 
 // Close releases the handler's idle connections.
 func (h *httpHandler) Close() error {

@@ -28,11 +28,13 @@ type promptHandler struct {
 	display   string
 	transport *http.Transport
 	client    *openai.Client
+	breaker   *breaker // nil: disabled
 }
 
 var (
-	_ Handler = (*promptHandler)(nil)
-	_ Closer  = (*promptHandler)(nil)
+	_ Handler   = (*promptHandler)(nil)
+	_ Closer    = (*promptHandler)(nil)
+	_ breakered = (*promptHandler)(nil)
 )
 
 // newPromptHandler checks instruction, model and judge endpoint at load.
@@ -58,6 +60,10 @@ func newPromptHandler(spec *Spec, deps Deps) (Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("judge %w", err)
 	}
+	b, err := newBreaker(spec, deps.Logger)
+	if err != nil {
+		return nil, err
+	}
 	transport := newHookTransport()
 	cfg := openai.DefaultConfig(judge.APIKey)
 	cfg.BaseURL = strings.TrimRight(u.String(), "/")
@@ -70,15 +76,25 @@ func newPromptHandler(spec *Spec, deps Deps) (Handler, error) {
 		display:   displayURL(u),
 		transport: transport,
 		client:    openai.NewClientWithConfig(cfg),
+		breaker:   b,
 	}, nil
 }
 
-// Handle asks the judge about ev.
+// Handle asks the judge about ev, through the hook's breaker.
 func (h *promptHandler) Handle(ctx context.Context, ev *Event) (Result, error) {
 	evJSON, err := encodeEventJSON(ev)
 	if err != nil {
 		return Result{}, fmt.Errorf("prompt hook %q: encode event: %w", h.id, err)
 	}
+	res, err := h.breaker.do(ctx, func() (Result, error) { return h.ask(ctx, evJSON) })
+	if errors.Is(err, ErrBreakerOpen) {
+		return Result{}, fmt.Errorf("prompt hook %q: judge %s: %w", h.id, h.display, err)
+	}
+	return res, err
+}
+
+// ask sends the event to the judge and validates its verdict.
+func (h *promptHandler) ask(ctx context.Context, evJSON []byte) (Result, error) {
 	resp, err := h.client.CreateChatCompletion(ctx, openai.ChatCompletionRequest{
 		Model: h.model,
 		Messages: []openai.ChatCompletionMessage{
@@ -108,6 +124,8 @@ func (h *promptHandler) Handle(ctx context.Context, ev *Event) (Result, error) {
 	}
 	return res, nil
 }
+
+func (h *promptHandler) circuitBreaker() *breaker { return h.breaker }
 
 // Close releases the handler's idle connections.
 func (h *promptHandler) Close() error {

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Spec is one hook entry as an operator writes it under `hooks:`.
@@ -21,6 +22,9 @@ type Spec struct {
 	AllowMutation []string    `yaml:"allow_mutation,omitempty"`
 	Mode          string      `yaml:"mode,omitempty"`
 	OnBlock       string      `yaml:"on_block,omitempty"`
+	// Breaker tunes the circuit breaker of an http or prompt hook; nil
+	// means the defaults (on). Other handler types have no breaker.
+	Breaker *BreakerSpec `yaml:"breaker,omitempty" json:",omitempty"`
 
 	// Line is the line of the entry in its file, for error messages (set
 	// by the config loader).
@@ -41,6 +45,21 @@ func (s *Spec) Class() Class {
 		return Contributing
 	}
 	return s.Event.Class()
+}
+
+// BreakerSpec is a hook's `breaker:` entry: when its policy server or judge
+// counts as down, and for how long calls then fail closed without trying.
+// Every zero field means its default.
+type BreakerSpec struct {
+	// Failures is how many failures in a row (errors, timeouts, junk
+	// answers) open the breaker. Zero means DefaultBreakerFailures.
+	Failures int `yaml:"failures,omitempty"`
+	// Cooldown is how long the breaker stays open before one call is let
+	// through as a probe. Zero means DefaultBreakerCooldown.
+	Cooldown time.Duration `yaml:"cooldown,omitempty"`
+	// Disabled turns the breaker off: every call tries the server and
+	// waits up to the hook's timeout.
+	Disabled bool `yaml:"disabled,omitempty"`
 }
 
 // HandlerSpec configures the handler of a hook. Which keys apply depends on
