@@ -46,6 +46,7 @@ type Server struct {
 	log     *slog.Logger
 	metrics *Metrics
 	srv     *fasthttp.Server
+	linger  *lingerer
 }
 
 // New builds the proxy for cfg. It does not listen yet.
@@ -54,7 +55,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{log: opts.Logger, metrics: opts.Metrics}
+	s := &Server{log: opts.Logger, metrics: opts.Metrics, linger: newLingerer()}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -86,14 +87,25 @@ func (s *Server) Reload(cfg *config.Config, opts Options) error {
 }
 
 // Serve accepts connections on ln until Shutdown.
-func (s *Server) Serve(ln net.Listener) error { return s.srv.Serve(ln) }
+func (s *Server) Serve(ln net.Listener) error {
+	return s.srv.Serve(lingerListener{Listener: ln, lg: s.linger})
+}
 
 // Shutdown stops accepting connections and waits, until ctx is done, for
-// the requests and streams in flight to finish.
-func (s *Server) Shutdown(ctx context.Context) error { return s.srv.ShutdownWithContext(ctx) }
+// the requests and streams in flight to finish. Lingering closes of
+// refused uploads are ended at once.
+func (s *Server) Shutdown(ctx context.Context) error {
+	err := s.srv.ShutdownWithContext(ctx)
+	s.linger.stop()
+	return err
+}
 
 // handleServerError answers what fasthttp could not parse, in the OpenAI
-// error shape rather than fasthttp's plain-text pages.
+// error shape rather than fasthttp's plain-text pages. The client may still
+// be sending (a body over the limit is refused from its Content-Length, or
+// as soon as it passes the limit), so the connection is closed lingering
+// (linger.go): closed at once, it would reset, and the client would lose
+// the answer.
 func (s *Server) handleServerError(ctx *fasthttp.RequestCtx, err error) {
 	var status int
 	var code, msg string
@@ -109,6 +121,10 @@ func (s *Server) handleServerError(ctx *fasthttp.RequestCtx, err error) {
 	s.log.Debug("rejected malformed request", "status", status, "err", err)
 	writeError(ctx, status, "invalid_request_error", code, msg)
 	ctx.SetConnectionClose()
+	if lc, ok := ctx.Conn().(*lingerConn); ok && status != fasthttp.StatusRequestTimeout {
+		// A client that timed out sends nothing more worth waiting for.
+		lc.lingerOnClose()
+	}
 }
 
 func (s *Server) writeInterceptError(ctx *fasthttp.RequestCtx, x *exchange, err error) {

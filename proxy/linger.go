@@ -1,0 +1,119 @@
+package proxy
+
+import (
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// A lingering close, for connections hookgate answers before it has read
+// the whole request (413 over limits.max_request_bytes, 400 for a request
+// it cannot parse). Closing such a connection at once, while the client is
+// still sending, makes the kernel answer the unread bytes with a RST, and
+// a RST makes the client's kernel drop what it has not yet handed to the
+// client: the answer is lost and the client reports "connection reset by
+// peer". So, as net/http's closeWriteAndWait and nginx's lingering_close
+// do, hookgate half-closes the write side after the answer (the client
+// reads it, then EOF), reads and discards what the client still sends,
+// and closes once the client closes, or after a bounded time and size.
+//
+// fasthttp closes the connection itself after its ErrorHandler's answer
+// is flushed; the listener's connections are wrapped so that Close can
+// linger instead when the error handler asked for it.
+
+// Bounds of the lingering close. Loopback and LAN clients finish within
+// milliseconds; the bounds keep a slow or hostile one from holding a
+// goroutine and a socket for long, and from holding many.
+const (
+	lingerTimeout  = 10 * time.Second
+	lingerMaxBytes = 128 << 20
+	lingerMaxConns = 256
+)
+
+// lingerListener wraps the agent-facing listener's connections in
+// lingerConn.
+type lingerListener struct {
+	net.Listener
+	lg *lingerer
+}
+
+func (l lingerListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &lingerConn{Conn: c, lg: l.lg}, nil
+}
+
+// lingerConn is a client connection whose Close lingers once marked.
+type lingerConn struct {
+	net.Conn
+	lg     *lingerer
+	linger atomic.Bool
+	closed atomic.Bool
+}
+
+// lingerOnClose asks for a lingering close when the server closes c.
+func (c *lingerConn) lingerOnClose() { c.linger.Store(true) }
+
+// Close closes at once, or hands the connection to the lingerer.
+func (c *lingerConn) Close() error {
+	if !c.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	if c.linger.Load() && c.lg.take(c.Conn) {
+		return nil
+	}
+	return c.Conn.Close()
+}
+
+// lingerer runs the lingering closes and ends them at shutdown.
+type lingerer struct {
+	mu     sync.Mutex
+	conns  map[net.Conn]struct{}
+	wg     sync.WaitGroup
+	closed bool
+}
+
+func newLingerer() *lingerer { return &lingerer{conns: map[net.Conn]struct{}{}} }
+
+// take starts a lingering close of c, unless too many are running or the
+// server is shutting down (the caller then closes c at once).
+func (lg *lingerer) take(c net.Conn) bool {
+	lg.mu.Lock()
+	defer lg.mu.Unlock()
+	if lg.closed || len(lg.conns) >= lingerMaxConns {
+		return false
+	}
+	lg.conns[c] = struct{}{}
+	lg.wg.Add(1)
+	go lg.linger(c)
+	return true
+}
+
+func (lg *lingerer) linger(c net.Conn) {
+	defer lg.wg.Done()
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite()
+	}
+	if c.SetReadDeadline(time.Now().Add(lingerTimeout)) == nil {
+		_, _ = io.CopyN(io.Discard, c, lingerMaxBytes)
+	}
+	lg.mu.Lock()
+	delete(lg.conns, c)
+	lg.mu.Unlock()
+	_ = c.Close()
+}
+
+// stop ends the lingering closes still running and waits for them.
+func (lg *lingerer) stop() {
+	lg.mu.Lock()
+	lg.closed = true
+	for c := range lg.conns {
+		_ = c.Close()
+	}
+	lg.mu.Unlock()
+	lg.wg.Wait()
+}
