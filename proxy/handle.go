@@ -85,6 +85,9 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	}
 
 	body := ctx.Request.Body()
+	if !s.admit(ctx, x, kind, body) {
+		return
+	}
 	var ex interceptors.Exchange
 	if kind == routeIntercepted {
 		req := &interceptors.Request{

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/hookgate/hookgate/internal/admission"
 )
 
 // Metrics are the proxy's Prometheus series. Labels never carry keys,
@@ -16,6 +18,8 @@ type Metrics struct {
 	overheadHist  prometheus.Histogram
 	ttfbHist      prometheus.Histogram
 	activeStreams prometheus.Gauge
+	refused       *prometheus.CounterVec
+	reg           prometheus.Registerer
 }
 
 // knownRoutes bound the route label.
@@ -46,9 +50,37 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		activeStreams: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "hookgate_active_streams", Help: "Streams being relayed now.",
 		}),
+		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hookgate_admission_refused_total", Help: "Requests, hook executions and approval questions refused over an admission limit (limit: streams, hooks, approvals).",
+		}, []string{"limit"}),
+		reg: reg,
 	}
-	reg.MustRegister(m.requests, m.upstream, m.overheadHist, m.ttfbHist, m.activeStreams)
+	reg.MustRegister(m.requests, m.upstream, m.overheadHist, m.ttfbHist, m.activeStreams, m.refused)
 	return m
+}
+
+// AdmissionRefused counts a refusal over the admission limit named limit
+// (an admission.Limit's refusal callback).
+func (m *Metrics) AdmissionRefused(limit string) {
+	if m != nil {
+		m.refused.WithLabelValues(limit).Inc()
+	}
+}
+
+// ObserveAdmission exports how many slots of each limit are held, as
+// hookgate_admission_in_use{limit}, and starts its refusal count at zero
+// so that dashboards see the series before the first refusal.
+func (m *Metrics) ObserveAdmission(limits ...*admission.Limit) {
+	if m == nil {
+		return
+	}
+	for _, l := range limits {
+		m.refused.WithLabelValues(l.Name())
+		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "hookgate_admission_in_use", Help: "Slots of an admission limit held now (limit: streams, hooks, approvals).",
+			ConstLabels: prometheus.Labels{"limit": l.Name()},
+		}, func() float64 { return float64(l.InUse()) }))
+	}
 }
 
 func (m *Metrics) request(upstream, route string, code int) {

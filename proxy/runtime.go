@@ -7,6 +7,7 @@ import (
 
 	"github.com/hookgate/hookgate/config"
 	"github.com/hookgate/hookgate/interceptors"
+	"github.com/hookgate/hookgate/internal/admission"
 )
 
 // runtime is everything a request is served with that a reload replaces:
@@ -22,6 +23,8 @@ type runtime struct {
 	interceptors map[string]interceptors.Interceptor
 	tenants      *tenantKeys
 	tenantErrors map[string]error
+	streams      *admission.Limit
+	hookSlots    *admission.Limit
 
 	inflight atomic.Int64
 	retired  atomic.Bool
@@ -36,6 +39,8 @@ func newRuntime(cfg *config.Config, opts Options) (*runtime, error) {
 		interceptors: opts.Interceptors,
 		tenantErrors: opts.TenantErrors,
 		release:      opts.Release,
+		streams:      opts.Streams,
+		hookSlots:    opts.Hooks,
 	}
 	for _, uc := range cfg.Upstreams {
 		u, err := newUpstream(uc, cfg.Timeouts)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hookgate/hookgate/config"
 	"github.com/hookgate/hookgate/interceptors"
+	"github.com/hookgate/hookgate/internal/admission"
 )
 
 // UpstreamHeader lets a client choose among the configured upstreams by
@@ -38,6 +39,12 @@ type Options struct {
 	Logger *slog.Logger
 	// Metrics records request counts and durations. Nil records nothing.
 	Metrics *Metrics
+	// Streams bounds the streamed responses open at once
+	// (limits.max_concurrent_streams); Hooks is the bound of hook
+	// executions in flight (limits.max_concurrent_hooks), which the proxy
+	// checks at the door of a hooked route. Both are per instance, the
+	// same across reloads. Nil admits everything.
+	Streams, Hooks *admission.Limit
 }
 
 // Server is the agent-facing proxy.

@@ -30,6 +30,7 @@ type App struct {
 	persistence *Persistence
 	gate        *approvals.Gate
 	metrics     *proxy.Metrics
+	limits      *limits
 	current     atomic.Pointer[policy]
 	stopJanitor context.CancelFunc
 	reloads     *prometheus.CounterVec
@@ -62,7 +63,8 @@ func Build(cfg *config.Config, log *slog.Logger) (*App, error) {
 		log:         log,
 		serveErrs:   make(chan error, 2),
 	}
-	a.gate = approvals.New(pers.Store, approvals.Options{Channels: channelsOf(a), TenantChannel: tenantChannel(a), Logger: log})
+	a.limits = newLimits(cfg, a.metrics)
+	a.gate = approvals.New(pers.Store, approvals.Options{Channels: channelsOf(a), TenantChannel: tenantChannel(a), Logger: log, Pending: a.limits.approvals})
 	ro := &readOnly{a: a, cache: map[string]readOnlyAnswer{}}
 	a.services = &services{
 		recorder:  newHookMetrics(reg, pers.Audit),
@@ -73,6 +75,7 @@ func Build(cfg *config.Config, log *slog.Logger) (*App, error) {
 		messenger: messenger{a},
 		readOnly:  ro,
 		admit:     pers.Audit.Admit,
+		hookSlots: a.limits.hooks,
 	}
 	a.admin = proxy.NewAdmin(proxy.AdminOptions{
 		Gatherer: reg, Tokens: adminTokens(cfg), Approvals: approvalDesk{a.gate}, Tenants: tenantDesk{a: a, ro: ro},
@@ -86,7 +89,7 @@ func Build(cfg *config.Config, log *slog.Logger) (*App, error) {
 		pers.Close(ctx)
 		return nil, err
 	}
-	if a.proxy, err = proxy.New(cfg, pol.proxyOptions(log, a.metrics)); err != nil {
+	if a.proxy, err = proxy.New(cfg, pol.proxyOptions(log, a.metrics, a.limits)); err != nil {
 		pol.release()
 		pers.Close(ctx)
 		return nil, err
@@ -112,18 +115,20 @@ func (a *App) hooksConfigured(pol *policy) {
 // one in one atomic swap; a bad one is refused with its errors while the
 // old one keeps serving. Requests in flight finish on the configuration
 // they started with. Listen addresses and limits.max_request_bytes only
-// change with a restart.
+// change with a restart; the admission limits take their new bounds at
+// once, keeping what is held.
 func (a *App) Reload(cfg *config.Config) error {
 	pol, err := compilePolicy(cfg, a.log, a.services)
 	if err != nil {
 		a.reloads.WithLabelValues("refused").Inc()
 		return err
 	}
-	if err := a.proxy.Reload(cfg, pol.proxyOptions(a.log, a.metrics)); err != nil {
+	if err := a.proxy.Reload(cfg, pol.proxyOptions(a.log, a.metrics, a.limits)); err != nil {
 		pol.release()
 		a.reloads.WithLabelValues("refused").Inc()
 		return err
 	}
+	a.limits.apply(cfg)
 	a.current.Store(pol)
 	a.hooksConfigured(pol)
 	a.reloads.WithLabelValues("applied").Inc()

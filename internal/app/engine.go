@@ -29,5 +29,12 @@ func buildEngine(cfg *config.Config, specs []hooks.Spec, log *slog.Logger, sv *s
 		BaseDir: cfg.BaseDir, Judges: judges, Logger: log,
 		Approver: sv.approver, ToolCalls: sv.toolCalls, Messenger: sv.messenger, ReadOnly: sv.readOnly,
 	}
-	return hooks.Compile(specs, deps, hooks.Options{Recorder: sv.recorder, Builtins: reg})
+	e, err := hooks.Compile(specs, deps, hooks.Options{Recorder: sv.recorder, Builtins: reg})
+	if err != nil {
+		return nil, err
+	}
+	if sv.hookSlots != nil {
+		e.LimitExecutions(sv.hookSlots)
+	}
+	return e, nil
 }

@@ -138,8 +138,10 @@ func tenantOf(cfg *config.Config, origin string) string {
 }
 
 // proxyOptions are the proxy's view of the policy.
-func (p *policy) proxyOptions(log *slog.Logger, metrics *proxy.Metrics) proxy.Options {
+func (p *policy) proxyOptions(log *slog.Logger, metrics *proxy.Metrics, lim *limits) proxy.Options {
 	return proxy.Options{
+		Streams:      lim.streams,
+		Hooks:        lim.hooks,
 		Interceptors: map[string]interceptors.Interceptor{"/v1/chat/completions": p.chat, "/v1/responses": p.responses, "/v1/messages": p.messages},
 		HooksActive:  p.active,
 		TenantErrors: p.tenantErrors,

@@ -7,11 +7,13 @@ import (
 	"github.com/hookgate/hookgate/channels"
 	"github.com/hookgate/hookgate/hooks"
 	"github.com/hookgate/hookgate/interceptors"
+	"github.com/hookgate/hookgate/internal/admission"
 )
 
 // services are what every compiled configuration shares, so that a reload
 // keeps them: the recorder (metrics and audit), session memory, tool
-// metrics, the approval gate and the audit's admission check.
+// metrics, the approval gate, the audit's admission check and the bound
+// on hook executions.
 type services struct {
 	recorder  hooks.Recorder
 	memory    interceptors.Memory
@@ -21,6 +23,9 @@ type services struct {
 	messenger hooks.Messenger
 	readOnly  hooks.ReadOnlyState
 	admit     func(context.Context) error
+	// hookSlots bounds hook executions across engines
+	// (limits.max_concurrent_hooks); nil: unbounded.
+	hookSlots *admission.Limit
 }
 
 // channelsOf returns a function that reads the channels of the policy in
