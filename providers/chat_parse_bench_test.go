@@ -19,27 +19,32 @@ const benchChatRequest = `{"model":"gpt-4o","temperature":0.2,"messages":[` +
 	`{"type":"function","function":{"name":"exec","description":"Run a shell command in the project directory and return its output.","parameters":{"type":"object","properties":{"command":{"type":"string","description":"The command line to run."},"cwd":{"type":"string"},"timeout_ms":{"type":"integer"}},"required":["command"]}}},` +
 	`{"type":"function","function":{"name":"read_file","description":"Read a file of the project.","parameters":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}}]}`
 
-// BenchmarkParseChatRequest reads the representative request into its view.
+// BenchmarkParseChatRequest reads the representative request into its
+// view, and with the former gjson-based view for comparison.
 func BenchmarkParseChatRequest(b *testing.B) {
-	body := []byte(benchChatRequest)
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for range b.N {
-		if _, err := ParseChatRequest(body); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchParse(b, []byte(benchChatRequest), ParseChatRequest, refParseChatRequest)
 }
 
 // BenchmarkParseChatResponse reads a plain completion with text and one
 // tool call (the harness's hook answer).
 func BenchmarkParseChatResponse(b *testing.B) {
 	body := mockupstream.StreamSpec{TextDeltas: 6, ToolCalls: 1, ArgFragments: 3, Usage: true}.Completion()
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for range b.N {
-		if _, err := ParseChatResponse(body); err != nil {
-			b.Fatal(err)
-		}
+	benchParse(b, body, ParseChatResponse, refParseChatResponse)
+}
+
+func benchParse[V any](b *testing.B, body []byte, view, reference func([]byte) (V, error)) {
+	for _, c := range []struct {
+		name  string
+		parse func([]byte) (V, error)
+	}{{"view", view}, {"reference", reference}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for range b.N {
+				if _, err := c.parse(body); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

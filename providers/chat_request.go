@@ -85,48 +85,62 @@ func (r *ChatRequest) ToolResult(id string) (string, bool) {
 // ParseChatRequest reads a chat-completions request. It fails with
 // ErrInvalidJSON for a body that is not a JSON object, repeats a key, or
 // has a messages member that is not an array.
+//
+// Each object is read in one pass (json_members.go); the values are those
+// gjson's Get would give, oddities included (a tool_calls member that is
+// null or a string counts as one empty call, as gjson's ForEach hands the
+// scalar itself over).
 func ParseChatRequest(body []byte) (*ChatRequest, error) {
-	root, err := parseBody(body, "chat request")
-	if err != nil {
+	if _, err := parseBody(body, "chat request"); err != nil {
 		return nil, err
 	}
-	msgs := root.Get("messages")
-	if msgs.Exists() && !msgs.IsArray() {
-		return nil, fmt.Errorf("chat request: messages is %s, not an array: %w", msgs.Type, ErrInvalidJSON)
+	var top [6][]byte
+	pick(body, requestKeys, top[:])
+	model, stream, user, msgs, tools, functions := top[0], top[1], top[2], top[3], top[4], top[5]
+	if msgs != nil && msgs[0] != '[' {
+		return nil, fmt.Errorf("chat request: messages is %s, not an array: %w", gjson.ParseBytes(msgs).Type, ErrInvalidJSON)
 	}
 	r := &ChatRequest{
-		Model:      root.Get("model").String(),
-		Stream:     root.Get("stream").Bool(),
-		User:       root.Get("user").String(),
+		Model:      rawString(model),
+		Stream:     rawBool(stream),
+		User:       rawString(user),
 		NewestUser: -1,
 	}
 	var system []string
-	i := 0
-	msgs.ForEach(func(_, m gjson.Result) bool {
-		msg := RequestMessage{
-			Role:       m.Get("role").String(),
-			Name:       m.Get("name").String(),
-			ToolCallID: m.Get("tool_call_id").String(),
+	var m [5][]byte
+	var c, f [2][]byte
+	for it, i := values(msgs), 0; ; i++ {
+		raw, ok := it.next()
+		if !ok {
+			break
 		}
-		msg.Content, msg.ContentState = contentText(m.Get("content"))
+		pick(raw, messageKeys, m[:])
+		msg := RequestMessage{
+			Role:       rawString(m[0]),
+			Name:       rawString(m[1]),
+			ToolCallID: rawString(m[2]),
+		}
+		msg.Content, msg.ContentState = rawContentText(m[3])
 		if msg.ContentState == FieldOther {
-			m.Get("content").ForEach(func(_, p gjson.Result) bool {
-				if t := p.Get("type"); t.Exists() && t.Str != "text" {
+			for parts := values(m[3]); ; {
+				p, ok := parts.next()
+				if !ok {
+					break
+				}
+				if t := member(p, "type"); t != nil && !(Field{Raw: t}.Equal("text")) {
 					msg.NonTextParts++
 				}
-				return true
-			})
-		}
-		m.Get("tool_calls").ForEach(func(_, tc gjson.Result) bool {
-			call := RequestToolCall{ID: tc.Get("id").String(), Name: tc.Get("function.name").String()}
-			if a := tc.Get("function.arguments"); a.Type == gjson.String {
-				call.Arguments = a.Str
-			} else if a.Exists() && a.Type != gjson.Null {
-				call.Arguments = a.Raw
 			}
-			msg.ToolCalls = append(msg.ToolCalls, call)
-			return true
-		})
+		}
+		for calls := values(m[4]); ; {
+			tc, ok := calls.next()
+			if !ok {
+				break
+			}
+			pick(tc, callKeys, c[:])
+			pick(c[1], functionKeys, f[:])
+			msg.ToolCalls = append(msg.ToolCalls, RequestToolCall{ID: rawString(c[0]), Name: rawString(f[0]), Arguments: rawValueText(f[1])})
+		}
 		switch msg.Role {
 		case "system", "developer":
 			system = append(system, msg.Content)
@@ -138,25 +152,37 @@ func ParseChatRequest(body []byte) (*ChatRequest, error) {
 			r.ToolResults = append(r.ToolResults, ToolResult{ToolCallID: msg.ToolCallID, Content: msg.Content, Message: i})
 		}
 		r.Messages = append(r.Messages, msg)
-		i++
-		return true
-	})
+	}
 	r.SystemText = strings.Join(system, "\n\n")
-	root.Get("tools").ForEach(func(_, t gjson.Result) bool {
-		if n := t.Get("function.name"); n.Exists() {
-			r.ToolNames = append(r.ToolNames, n.String())
+	for it := values(tools); ; {
+		t, ok := it.next()
+		if !ok {
+			break
 		}
-		return true
-	})
-	if f := root.Get("functions"); f.Exists() && f.Type != gjson.Null {
+		if n := member(member(t, "function"), "name"); n != nil {
+			r.ToolNames = append(r.ToolNames, rawString(n))
+		}
+	}
+	if functions != nil && string(functions) != "null" {
 		r.LegacyFunctions = true
-		f.ForEach(func(_, fn gjson.Result) bool {
-			r.ToolNames = append(r.ToolNames, fn.Get("name").String())
-			return true
-		})
+		for it := values(functions); ; {
+			fn, ok := it.next()
+			if !ok {
+				break
+			}
+			r.ToolNames = append(r.ToolNames, rawString(member(fn, "name")))
+		}
 	}
 	return r, nil
 }
+
+// The members ParseChatRequest reads, in the order of its arrays.
+var (
+	requestKeys  = []string{"model", "stream", "user", "messages", "tools", "functions"}
+	messageKeys  = []string{"role", "name", "tool_call_id", "content", "tool_calls"}
+	callKeys     = []string{"id", "function"}
+	functionKeys = []string{"name", "arguments"}
+)
 
 // SystemPlacement says where InjectSystemMessage puts its message.
 type SystemPlacement int

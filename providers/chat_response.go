@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/tidwall/gjson"
 )
@@ -12,6 +11,8 @@ import (
 // ChatResponse is a view of a non-streamed chat.completion body. Strings
 // are copies; the view does not alias the body.
 type ChatResponse struct {
+	// ID is the body's "id" ("" when absent).
+	ID      string
 	Choices []ResponseChoice
 	// HasUsage reports a usage member that is not null.
 	HasUsage bool
@@ -76,77 +77,60 @@ func parseBody(body []byte, what string) (gjson.Result, error) {
 }
 
 // ParseChatResponse reads a chat.completion body. Leading whitespace (as
-// OpenRouter sends while it waits) is fine.
+// OpenRouter sends while it waits) is fine. Like ParseChatRequest it reads
+// each object in one pass, with the values gjson's Get would give.
 func ParseChatResponse(body []byte) (*ChatResponse, error) {
-	root, err := parseBody(body, "chat response")
-	if err != nil {
+	if _, err := parseBody(body, "chat response"); err != nil {
 		return nil, err
 	}
-	r := &ChatResponse{}
-	u := root.Get("usage")
-	r.HasUsage = u.Exists() && u.Type != gjson.Null
-	pos := 0
-	root.Get("choices").ForEach(func(_, c gjson.Result) bool {
-		ch := ResponseChoice{Index: pos, Pos: pos}
-		if i := c.Get("index"); i.Type == gjson.Number {
-			ch.Index = int(i.Int())
+	var top [3][]byte
+	pick(body, responseKeys, top[:])
+	r := &ChatResponse{ID: rawString(top[0]), HasUsage: top[2] != nil && string(top[2]) != "null"}
+	var c, m [3][]byte
+	var t [4][]byte
+	var f [2][]byte
+	for it, pos := values(top[1]), 0; ; pos++ {
+		raw, ok := it.next()
+		if !ok {
+			break
 		}
-		msg := c.Get("message")
-		ch.Role = msg.Get("role").String()
-		ch.Content, ch.ContentState = contentText(msg.Get("content"))
-		k := 0
-		msg.Get("tool_calls").ForEach(func(_, tc gjson.Result) bool {
-			call := ResponseToolCall{Pos: k, Index: -1, ID: tc.Get("id").String(), Type: tc.Get("type").String(),
-				Name: tc.Get("function.name").String()}
-			if a := tc.Get("function.arguments"); a.Type == gjson.String {
-				call.Arguments = a.Str
-			} else if a.Exists() && a.Type != gjson.Null {
-				call.Arguments = a.Raw // an object instead of a string holding one
+		pick(raw, choiceKeys, c[:])
+		ch := ResponseChoice{Index: pos, Pos: pos}
+		if isNumber(c[0]) {
+			ch.Index = numberInt(c[0])
+		}
+		pick(c[1], responseMessageKeys, m[:])
+		ch.Role = rawString(m[0])
+		ch.Content, ch.ContentState = rawContentText(m[1])
+		for calls, k := values(m[2]), 0; ; k++ {
+			tc, ok := calls.next()
+			if !ok {
+				break
 			}
-			if i := tc.Get("index"); i.Type == gjson.Number {
-				call.Index = int(i.Int())
+			pick(tc, responseCallKeys, t[:])
+			pick(t[2], functionKeys, f[:])
+			call := ResponseToolCall{Pos: k, Index: -1, ID: rawString(t[0]), Type: rawString(t[1]),
+				Name: rawString(f[0]), Arguments: rawValueText(f[1])}
+			if isNumber(t[3]) {
+				call.Index = numberInt(t[3])
 			}
 			ch.ToolCalls = append(ch.ToolCalls, call)
-			k++
-			return true
-		})
-		if fr := c.Get("finish_reason"); fr.Type == gjson.String {
-			ch.FinishReason = fr.Str
+		}
+		if fr := c[2]; len(fr) > 0 && fr[0] == '"' {
+			ch.FinishReason = Field{Raw: fr}.Text()
 		}
 		r.Choices = append(r.Choices, ch)
-		pos++
-		return true
-	})
+	}
 	return r, nil
 }
 
-// contentText reads a content member: a string, or an array of parts whose
-// "text" parts are joined with "\n".
-func contentText(v gjson.Result) (string, FieldState) {
-	switch {
-	case !v.Exists():
-		return "", FieldAbsent
-	case v.Type == gjson.Null:
-		return "", FieldNull
-	case v.Type == gjson.String && v.Str == "":
-		return "", FieldEmpty
-	case v.Type == gjson.String:
-		return v.Str, FieldString
-	case v.IsArray():
-		var parts []string
-		v.ForEach(func(_, p gjson.Result) bool {
-			if p.Type == gjson.String {
-				parts = append(parts, p.Str)
-			} else if t := p.Get("text"); t.Type == gjson.String && (p.Get("type").Str == "text" || !p.Get("type").Exists()) {
-				parts = append(parts, t.Str)
-			}
-			return true
-		})
-		return strings.Join(parts, "\n"), FieldOther
-	default:
-		return "", FieldOther
-	}
-}
+// The members ParseChatResponse reads, in the order of its arrays.
+var (
+	responseKeys        = []string{"id", "choices", "usage"}
+	choiceKeys          = []string{"index", "message", "finish_reason"}
+	responseMessageKeys = []string{"role", "content", "tool_calls"}
+	responseCallKeys    = []string{"id", "type", "function", "index"}
+)
 
 // responseChoicePath returns "choices.<pos>" for the choice with the given
 // index, after validating body.
