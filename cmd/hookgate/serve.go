@@ -15,9 +15,6 @@ import (
 	"github.com/hookgate/hookgate/internal/app"
 )
 
-// shutdownGrace is how long streams in flight may run after SIGTERM.
-const shutdownGrace = 30 * time.Second
-
 func runServe(args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -65,7 +62,7 @@ func runServe(args []string, stderr io.Writer) int {
 				report(a.ReloadFile(*path))
 				continue
 			}
-			log.Info("shutting down", "signal", sig.String(), "grace", shutdownGrace)
+			log.Info("shutting down", "signal", sig.String(), "grace", a.CurrentConfig().Timeouts.ShutdownGrace.D())
 		case err := <-a.Errors():
 			log.Error("listener stopped", "err", err)
 			return 1
@@ -73,7 +70,9 @@ func runServe(args []string, stderr io.Writer) int {
 		break
 	}
 	stopWatch()
-	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	// timeouts.shutdown_grace of the configuration in force (a reload may
+	// have changed it): how long requests and streams in flight may run.
+	ctx, cancel := context.WithTimeout(context.Background(), a.CurrentConfig().Timeouts.ShutdownGrace.D())
 	defer cancel()
 	if err := a.Shutdown(ctx); err != nil {
 		log.Warn("shutdown did not finish cleanly", "err", err)

@@ -164,8 +164,17 @@ func (a *App) AdminURL() string { return "http://" + a.adminLn.Addr().String() }
 // Errors reports a listener that stopped serving.
 func (a *App) Errors() <-chan error { return a.serveErrs }
 
+// auditFlushGrace is how long the audit queue may take to be written at
+// shutdown, on top of the grace given to requests: records of decisions
+// already made are not dropped because the streams used up the grace.
+const auditFlushGrace = 5 * time.Second
+
 // Shutdown stops accepting connections and lets requests in flight finish
-// until ctx is done.
+// until ctx is done (timeouts.shutdown_grace for `hookgate serve`). Once
+// ctx is done, what still runs (a stream, a hook, a call waiting for a
+// person, whose question stays in the store) is left to end with the
+// process: the hook engine is then closed without waiting for it. The
+// audit queue is flushed within auditFlushGrace either way.
 func (a *App) Shutdown(ctx context.Context) error {
 	err := a.proxy.Shutdown(ctx)
 	if aerr := a.admin.Shutdown(); aerr != nil && err == nil {
@@ -173,10 +182,18 @@ func (a *App) Shutdown(ctx context.Context) error {
 	}
 	a.stopJanitor()
 	if pol := a.current.Load(); pol != nil {
-		pol.release()
+		if ctx.Err() == nil {
+			pol.release()
+		} else {
+			// Close waits for the dispatches in flight; past the grace
+			// nobody waits for them.
+			go pol.release()
+		}
 	}
 	// After the engine is closed, so its last executions are queued.
-	if perr := a.persistence.Close(ctx); perr != nil && err == nil {
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), auditFlushGrace)
+	defer cancel()
+	if perr := a.persistence.Close(fctx); perr != nil && err == nil {
 		err = perr
 	}
 	return err
