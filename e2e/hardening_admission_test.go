@@ -8,7 +8,10 @@ package e2e
 // queues, and the count recovers once the load is gone.
 
 import (
+	"bufio"
 	"bytes"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -106,6 +109,22 @@ func TestHardeningAdmissionStreamLimit(t *testing.T) {
 	}
 	waitFor(t, "the stream slots back", func() bool { return admissionMetric(t, s, "in_use", "streams") == 0 })
 	hgAlive(t, s)
+
+	// A client that leaves mid-stream gives its slot back too.
+	conn, err := net.Dial("tcp", hgHost(s.app.URL()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(conn, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(hgStreamRequest), hgStreamRequest)
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := bufio.NewReader(conn).ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	if got := admissionMetric(t, s, "in_use", "streams"); got != 1 {
+		t.Fatalf("%v stream slots held during a stream, want 1", got)
+	}
+	conn.Close()
+	waitFor(t, "the slot of a client that left", func() bool { return admissionMetric(t, s, "in_use", "streams") == 0 })
 	if got := admissionMetric(t, s, "refused_total", "streams"); got != 1 {
 		t.Fatalf("hookgate_admission_refused_total{limit=streams} = %v, want 1", got)
 	}
