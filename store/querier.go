@@ -38,10 +38,33 @@ type sqlRunner interface {
 	QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row
 }
 
-type sqlQuerier struct{ r sqlRunner }
+// sqlQuerier runs statements on a SQLite pool or transaction. With a
+// cache, data statements are prepared once per connection and reused (see
+// stmtCache); tx is set when r is a transaction of the cache's database.
+type sqlQuerier struct {
+	r     sqlRunner
+	cache *stmtCache
+	tx    *sql.Tx
+}
+
+// prepared returns the cached statement for s, bound to the transaction
+// when there is one, or nil to run s unprepared.
+func (q sqlQuerier) prepared(ctx context.Context, s string) *sql.Stmt {
+	st := q.cache.get(ctx, s, q.tx != nil)
+	if st == nil || q.tx == nil {
+		return st
+	}
+	return q.tx.StmtContext(ctx, st)
+}
 
 func (q sqlQuerier) exec(ctx context.Context, s string, args ...any) (int64, error) {
-	res, err := q.r.ExecContext(ctx, s, args...)
+	var res sql.Result
+	var err error
+	if st := q.prepared(ctx, s); st != nil {
+		res, err = st.ExecContext(ctx, args...)
+	} else {
+		res, err = q.r.ExecContext(ctx, s, args...)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -53,7 +76,13 @@ func (q sqlQuerier) exec(ctx context.Context, s string, args ...any) (int64, err
 }
 
 func (q sqlQuerier) query(ctx context.Context, s string, args ...any) (rows, error) {
-	rs, err := q.r.QueryContext(ctx, s, args...)
+	var rs *sql.Rows
+	var err error
+	if st := q.prepared(ctx, s); st != nil {
+		rs, err = st.QueryContext(ctx, args...)
+	} else {
+		rs, err = q.r.QueryContext(ctx, s, args...)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -61,6 +90,9 @@ func (q sqlQuerier) query(ctx context.Context, s string, args ...any) (rows, err
 }
 
 func (q sqlQuerier) queryRow(ctx context.Context, s string, args ...any) row {
+	if st := q.prepared(ctx, s); st != nil {
+		return sqlRow{st.QueryRowContext(ctx, args...)}
+	}
 	return sqlRow{q.r.QueryRowContext(ctx, s, args...)}
 }
 

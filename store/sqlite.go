@@ -22,6 +22,18 @@ const MemoryPath = ":memory:"
 type sqliteBackend struct {
 	w *sql.DB
 	r *sql.DB
+	// wc and rc prepare w's and r's statements once per connection (one
+	// cache when w and r are the same in-memory database).
+	wc, rc *stmtCache
+}
+
+func newSQLiteBackend(w, r *sql.DB) *sqliteBackend {
+	b := &sqliteBackend{w: w, r: r, wc: newStmtCache(w)}
+	b.rc = b.wc
+	if r != w {
+		b.rc = newStmtCache(r)
+	}
+	return b
 }
 
 func openSQLite(ctx context.Context, path string, busy time.Duration) (*sqliteBackend, error) {
@@ -44,7 +56,7 @@ func openSQLite(ctx context.Context, path string, busy time.Duration) (*sqliteBa
 			db.Close()
 			return nil, fmt.Errorf("sqlite: open memory database: %w", err)
 		}
-		return &sqliteBackend{w: db, r: db}, nil
+		return newSQLiteBackend(db, db), nil
 	}
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -77,10 +89,10 @@ func openSQLite(ctx context.Context, path string, busy time.Duration) (*sqliteBa
 	readers := max(4, runtime.GOMAXPROCS(0))
 	r.SetMaxOpenConns(readers)
 	r.SetMaxIdleConns(readers)
-	return &sqliteBackend{w: w, r: r}, nil
+	return newSQLiteBackend(w, r), nil
 }
 
-func (b *sqliteBackend) reader() querier { return sqlQuerier{b.r} }
+func (b *sqliteBackend) reader() querier { return sqlQuerier{r: b.r, cache: b.rc} }
 
 // write runs fn in an immediate transaction on the writer connection.
 func (b *sqliteBackend) write(ctx context.Context, fn func(querier) error) error {
@@ -88,14 +100,16 @@ func (b *sqliteBackend) write(ctx context.Context, fn func(querier) error) error
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	if err := fn(sqlQuerier{tx}); err != nil {
+	err = fn(sqlQuerier{r: tx, cache: b.wc, tx: tx})
+	if err != nil {
 		tx.Rollback()
-		return err
+	} else if err = tx.Commit(); err != nil {
+		err = fmt.Errorf("commit: %w", err)
 	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	return nil
+	// The connection is free again: prepare what the transaction met
+	// for the first time (at most once per statement).
+	b.wc.preparePending(ctx)
+	return err
 }
 
 func (b *sqliteBackend) ping(ctx context.Context) error {
@@ -106,6 +120,8 @@ func (b *sqliteBackend) ping(ctx context.Context) error {
 }
 
 func (b *sqliteBackend) close() error {
+	b.rc.close()
+	b.wc.close()
 	err := b.r.Close()
 	if b.w != b.r {
 		if werr := b.w.Close(); werr != nil && err == nil {
