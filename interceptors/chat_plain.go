@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -36,7 +37,7 @@ func (x *chatExchange) finishPlainAttempt(ctx context.Context, body, reqBody []b
 	out := body
 	for _, ch := range resp.Choices {
 		started := time.Now()
-		verdicts := x.judgeAll(ctx, gjsonString(body, "id"), ch)
+		verdicts := x.judgeAll(ctx, resp.ID, ch)
 		x.hookTime += time.Since(started)
 		for i, tc := range ch.ToolCalls {
 			x.countToolCall(tc.Name, verdicts[i].Decision)
@@ -102,8 +103,10 @@ func (x *chatExchange) finishPlainAttempt(ctx context.Context, body, reqBody []b
 	return out, nil
 }
 
-// judgeAll runs pre_tool_use for every call of a choice concurrently and
-// returns the verdicts in the calls' order.
+// judgeAll runs pre_tool_use for every call of a choice and returns the
+// verdicts in the calls' order. The calls are judged concurrently, the
+// first on this goroutine: a lone call (the common answer) costs no
+// goroutine and no hand-off.
 func (x *chatExchange) judgeAll(ctx context.Context, responseID string, ch providers.ResponseChoice) []verdict {
 	verdicts := make([]verdict, len(ch.ToolCalls))
 	if !x.chat.has(hooks.PreToolUse) {
@@ -112,15 +115,18 @@ func (x *chatExchange) judgeAll(ctx context.Context, responseID string, ch provi
 		}
 		return verdicts
 	}
-	var wg sync.WaitGroup
-	for i, tc := range ch.ToolCalls {
-		ev := x.id.event(hooks.PreToolUse, responseID, tc.ID, fmt.Sprint(ch.Index, "/", i))
+	judge := func(i int) {
+		tc := ch.ToolCalls[i]
+		ev := x.id.event(hooks.PreToolUse, responseID, tc.ID, strconv.Itoa(ch.Index)+"/"+strconv.Itoa(i))
 		ev.ToolName, ev.ToolCallID = tc.Name, tc.ID
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			verdicts[i] = judgeToolCall(ctx, x.chat.opts.Engine, ev, []byte(tc.Arguments))
-		}()
+		verdicts[i] = judgeToolCall(ctx, x.chat.opts.Engine, ev, []byte(tc.Arguments))
+	}
+	var wg sync.WaitGroup
+	for i := 1; i < len(ch.ToolCalls); i++ {
+		wg.Go(func() { judge(i) })
+	}
+	if len(ch.ToolCalls) > 0 {
+		judge(0)
 	}
 	wg.Wait()
 	return verdicts

@@ -54,7 +54,7 @@ type turnEditor interface {
 // the same context on every resend of the history. A non-empty blocked is
 // the text to answer the agent with instead of forwarding.
 func (c *Chat) prepareTurn(ctx context.Context, x *exchangeState, t *turn, ed turnEditor, body []byte) (out []byte, blocked string, err error) {
-	if !c.has(hooks.SessionStart) && !c.has(hooks.UserPromptSubmit) && !c.has(hooks.PostToolUse) && !c.has(hooks.SubagentStart) {
+	if !c.requestSide() {
 		// Nothing to fire or re-apply: the session is not even looked up
 		// (with a store, that is a locked read per request).
 		return body, "", nil
@@ -119,6 +119,13 @@ func (c *Chat) prepareTurn(ctx context.Context, x *exchangeState, t *turn, ed tu
 		return nil, "", &RequestError{Status: 500, Type: "server_error", Code: "hookgate_error", Message: "hookgate could not apply the hooks' context to the request", Err: err}
 	}
 	return out, "", nil
+}
+
+// requestSide reports a hook on a request-side event: without one a
+// request fires nothing and re-applies nothing, so neither its turn nor its
+// session is needed.
+func (c *Chat) requestSide() bool {
+	return c.has(hooks.SessionStart) || c.has(hooks.UserPromptSubmit) || c.has(hooks.PostToolUse) || c.has(hooks.SubagentStart)
 }
 
 // toolResultEvent builds post_tool_use for a tool result, with the call's
