@@ -111,8 +111,20 @@ func (m *StoreMemory) Lock(id string) *interceptors.Session {
 	if s.Results == nil {
 		s.Results = map[string]*string{}
 	}
-	m.hold(s, &heldSession{lock: l, baseline: encodeSession(s), expires: l.ExpiresAt})
+	m.hold(s, &heldSession{lock: l, baseline: m.baseline(l.State, s), expires: l.ExpiresAt})
 	return s
+}
+
+// baseline is the state as loaded, in encodeSession's form, for Unlock to
+// tell whether anything changed. SQLite keeps the text as saved, which is
+// encodeSession's output, so it is used as it is (a state saved in another
+// form only costs one save that rewrites it); PostgreSQL's jsonb
+// normalises the text, so there the loaded state is encoded again.
+func (m *StoreMemory) baseline(saved []byte, s *interceptors.Session) []byte {
+	if saved != nil && m.st.Driver() == store.SQLite {
+		return saved
+	}
+	return encodeSession(s)
 }
 
 func (m *StoreMemory) hold(s *interceptors.Session, h *heldSession) {

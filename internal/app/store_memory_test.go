@@ -98,3 +98,42 @@ func TestStoreMemoryFallsBackWhenTheStoreIsDown(t *testing.T) {
 		t.Fatal("the fallback forgot the session")
 	}
 }
+
+// TestStoreMemoryUnchangedNotSaved: a request that changes nothing in its
+// session does not write it (the baseline is the saved text on SQLite).
+func TestStoreMemoryUnchangedNotSaved(t *testing.T) {
+	ctx := context.Background()
+	cfg := &config.Config{BaseDir: t.TempDir(), Store: config.Store{Driver: "sqlite", Path: "s.db"}}
+	st, err := OpenStore(ctx, cfg, quietLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	m := NewStoreMemory(st, time.Hour, quietLogger())
+	defer m.Close()
+	expiry := func() time.Time {
+		l, err := st.LockSession(ctx, "sess")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Release()
+		return l.ExpiresAt
+	}
+	s := m.Lock("sess")
+	s.Started, s.Context = true, "house rules"
+	s.Prompts["0:ab"] = ""
+	m.Unlock(s)
+	saved := expiry()
+	time.Sleep(5 * time.Millisecond)
+	s = m.Lock("sess")
+	m.Unlock(s)
+	if got := expiry(); !got.Equal(saved) {
+		t.Fatalf("unchanged session saved again: expiry %v, was %v", got, saved)
+	}
+	s = m.Lock("sess")
+	s.Prompts["1:cd"] = "more"
+	m.Unlock(s)
+	if got := expiry(); !got.After(saved) {
+		t.Fatalf("changed session not saved: expiry %v, was %v", got, saved)
+	}
+}
