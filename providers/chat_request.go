@@ -86,60 +86,62 @@ func (r *ChatRequest) ToolResult(id string) (string, bool) {
 // ErrInvalidJSON for a body that is not a JSON object, repeats a key, or
 // has a messages member that is not an array.
 //
-// Each object is read in one pass (json_members.go); the values are those
+// Each object is read in one pass (json_doc.go); the values are those
 // gjson's Get would give, oddities included (a tool_calls member that is
 // null or a string counts as one empty call, as gjson's ForEach hands the
 // scalar itself over).
 func ParseChatRequest(body []byte) (*ChatRequest, error) {
-	if _, err := parseBody(body, "chat request"); err != nil {
+	d, err := parseDoc(body, "chat request")
+	if err != nil {
 		return nil, err
 	}
-	var top [6][]byte
-	pick(body, requestKeys, top[:])
+	defer d.release()
+	var top [6]span
+	d.pick(d.root(), requestKeys, top[:])
 	model, stream, user, msgs, tools, functions := top[0], top[1], top[2], top[3], top[4], top[5]
-	if msgs != nil && msgs[0] != '[' {
-		return nil, fmt.Errorf("chat request: messages is %s, not an array: %w", gjson.ParseBytes(msgs).Type, ErrInvalidJSON)
+	if raw := d.raw(msgs); raw != nil && raw[0] != '[' {
+		return nil, fmt.Errorf("chat request: messages is %s, not an array: %w", gjson.ParseBytes(raw).Type, ErrInvalidJSON)
 	}
 	r := &ChatRequest{
-		Model:      rawString(model),
-		Stream:     rawBool(stream),
-		User:       rawString(user),
+		Model:      rawString(d.raw(model)),
+		Stream:     rawBool(d.raw(stream)),
+		User:       rawString(d.raw(user)),
 		NewestUser: -1,
 	}
 	var system []string
-	var m [5][]byte
-	var c, f [2][]byte
-	for it, i := values(msgs), 0; ; i++ {
-		raw, ok := it.next()
+	var m [5]span
+	var c, f [2]span
+	for it, i := d.values(msgs), 0; ; i++ {
+		v, ok := it.next()
 		if !ok {
 			break
 		}
-		pick(raw, messageKeys, m[:])
+		d.pick(v, messageKeys, m[:])
 		msg := RequestMessage{
-			Role:       rawString(m[0]),
-			Name:       rawString(m[1]),
-			ToolCallID: rawString(m[2]),
+			Role:       rawString(d.raw(m[0])),
+			Name:       rawString(d.raw(m[1])),
+			ToolCallID: rawString(d.raw(m[2])),
 		}
-		msg.Content, msg.ContentState = rawContentText(m[3])
+		msg.Content, msg.ContentState = d.contentText(m[3])
 		if msg.ContentState == FieldOther {
-			for parts := values(m[3]); ; {
+			for parts := d.values(m[3]); ; {
 				p, ok := parts.next()
 				if !ok {
 					break
 				}
-				if t := member(p, "type"); t != nil && !(Field{Raw: t}.Equal("text")) {
+				if t := d.raw(d.member(p, "type")); t != nil && !(Field{Raw: t}.Equal("text")) {
 					msg.NonTextParts++
 				}
 			}
 		}
-		for calls := values(m[4]); ; {
+		for calls := d.values(m[4]); ; {
 			tc, ok := calls.next()
 			if !ok {
 				break
 			}
-			pick(tc, callKeys, c[:])
-			pick(c[1], functionKeys, f[:])
-			msg.ToolCalls = append(msg.ToolCalls, RequestToolCall{ID: rawString(c[0]), Name: rawString(f[0]), Arguments: rawValueText(f[1])})
+			d.pick(tc, callKeys, c[:])
+			d.pick(c[1], functionKeys, f[:])
+			msg.ToolCalls = append(msg.ToolCalls, RequestToolCall{ID: rawString(d.raw(c[0])), Name: rawString(d.raw(f[0])), Arguments: rawValueText(d.raw(f[1]))})
 		}
 		switch msg.Role {
 		case "system", "developer":
@@ -154,23 +156,23 @@ func ParseChatRequest(body []byte) (*ChatRequest, error) {
 		r.Messages = append(r.Messages, msg)
 	}
 	r.SystemText = strings.Join(system, "\n\n")
-	for it := values(tools); ; {
+	for it := d.values(tools); ; {
 		t, ok := it.next()
 		if !ok {
 			break
 		}
-		if n := member(member(t, "function"), "name"); n != nil {
+		if n := d.raw(d.member(d.member(t, "function"), "name")); n != nil {
 			r.ToolNames = append(r.ToolNames, rawString(n))
 		}
 	}
-	if functions != nil && string(functions) != "null" {
+	if raw := d.raw(functions); raw != nil && string(raw) != "null" {
 		r.LegacyFunctions = true
-		for it := values(functions); ; {
+		for it := d.values(functions); ; {
 			fn, ok := it.next()
 			if !ok {
 				break
 			}
-			r.ToolNames = append(r.ToolNames, rawString(member(fn, "name")))
+			r.ToolNames = append(r.ToolNames, rawString(d.raw(d.member(fn, "name"))))
 		}
 	}
 	return r, nil

@@ -80,43 +80,46 @@ func parseBody(body []byte, what string) (gjson.Result, error) {
 // OpenRouter sends while it waits) is fine. Like ParseChatRequest it reads
 // each object in one pass, with the values gjson's Get would give.
 func ParseChatResponse(body []byte) (*ChatResponse, error) {
-	if _, err := parseBody(body, "chat response"); err != nil {
+	d, err := parseDoc(body, "chat response")
+	if err != nil {
 		return nil, err
 	}
-	var top [3][]byte
-	pick(body, responseKeys, top[:])
-	r := &ChatResponse{ID: rawString(top[0]), HasUsage: top[2] != nil && string(top[2]) != "null"}
-	var c, m [3][]byte
-	var t [4][]byte
-	var f [2][]byte
-	for it, pos := values(top[1]), 0; ; pos++ {
-		raw, ok := it.next()
+	defer d.release()
+	var top [3]span
+	d.pick(d.root(), responseKeys, top[:])
+	usage := d.raw(top[2])
+	r := &ChatResponse{ID: rawString(d.raw(top[0])), HasUsage: usage != nil && string(usage) != "null"}
+	var c, m [3]span
+	var t [4]span
+	var f [2]span
+	for it, pos := d.values(top[1]), 0; ; pos++ {
+		v, ok := it.next()
 		if !ok {
 			break
 		}
-		pick(raw, choiceKeys, c[:])
+		d.pick(v, choiceKeys, c[:])
 		ch := ResponseChoice{Index: pos, Pos: pos}
-		if isNumber(c[0]) {
-			ch.Index = numberInt(c[0])
+		if idx := d.raw(c[0]); isNumber(idx) {
+			ch.Index = numberInt(idx)
 		}
-		pick(c[1], responseMessageKeys, m[:])
-		ch.Role = rawString(m[0])
-		ch.Content, ch.ContentState = rawContentText(m[1])
-		for calls, k := values(m[2]), 0; ; k++ {
+		d.pick(c[1], responseMessageKeys, m[:])
+		ch.Role = rawString(d.raw(m[0]))
+		ch.Content, ch.ContentState = d.contentText(m[1])
+		for calls, k := d.values(m[2]), 0; ; k++ {
 			tc, ok := calls.next()
 			if !ok {
 				break
 			}
-			pick(tc, responseCallKeys, t[:])
-			pick(t[2], functionKeys, f[:])
-			call := ResponseToolCall{Pos: k, Index: -1, ID: rawString(t[0]), Type: rawString(t[1]),
-				Name: rawString(f[0]), Arguments: rawValueText(f[1])}
-			if isNumber(t[3]) {
-				call.Index = numberInt(t[3])
+			d.pick(tc, responseCallKeys, t[:])
+			d.pick(t[2], functionKeys, f[:])
+			call := ResponseToolCall{Pos: k, Index: -1, ID: rawString(d.raw(t[0])), Type: rawString(d.raw(t[1])),
+				Name: rawString(d.raw(f[0])), Arguments: rawValueText(d.raw(f[1]))}
+			if idx := d.raw(t[3]); isNumber(idx) {
+				call.Index = numberInt(idx)
 			}
 			ch.ToolCalls = append(ch.ToolCalls, call)
 		}
-		if fr := c[2]; len(fr) > 0 && fr[0] == '"' {
+		if fr := d.raw(c[2]); len(fr) > 0 && fr[0] == '"' {
 			ch.FinishReason = Field{Raw: fr}.Text()
 		}
 		r.Choices = append(r.Choices, ch)

@@ -23,7 +23,11 @@ const maxJSONDepth = 256
 // nothing for ordinary bodies (shallow, unescaped keys, fewer than 64 keys
 // open at once): every parseBody view runs it on every request, so it must
 // cost about as little as reading the body once.
-func checkUniqueKeys(raw []byte) error {
+func checkUniqueKeys(raw []byte) error { return scanUnique(raw, nil) }
+
+// scanUnique is checkUniqueKeys; with a non-nil doc it also records where
+// each container of raw starts and ends (see jsonDoc), in the same pass.
+func scanUnique(raw []byte, doc *jsonDoc) error {
 	var (
 		keyBuf   [64][]byte
 		frameBuf [32]dupFrame
@@ -38,7 +42,13 @@ func checkUniqueKeys(raw []byte) error {
 			if len(frames) > maxJSONDepth {
 				return errTooDeep
 			}
-			frames = append(frames, dupFrame{object: c == '{', base: len(keys)})
+			f := dupFrame{object: c == '{', base: len(keys)}
+			if doc != nil {
+				f.slot = len(doc.starts)
+				doc.starts = append(doc.starts, i)
+				doc.ends = append(doc.ends, 0)
+			}
+			frames = append(frames, f)
 			i++
 		case '}', ']':
 			if len(frames) == 0 {
@@ -46,6 +56,9 @@ func checkUniqueKeys(raw []byte) error {
 			}
 			f := frames[len(frames)-1]
 			frames = frames[:len(frames)-1]
+			if doc != nil {
+				doc.ends[f.slot] = i + 1
+			}
 			if f.object {
 				if err := distinct(keys[f.base:]); err != nil {
 					return err
@@ -88,10 +101,12 @@ func checkUniqueKeys(raw []byte) error {
 }
 
 // dupFrame is one open container of checkUniqueKeys: whether it is an
-// object, and where its keys start in the key stack.
+// object, where its keys start in the key stack, and its slot in the
+// jsonDoc being indexed.
 type dupFrame struct {
 	object bool
 	base   int
+	slot   int
 }
 
 var errTooDeep = fmt.Errorf("nesting deeper than %d: %w", maxJSONDepth, ErrInvalidJSON)

@@ -4,46 +4,11 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// This file reads the members of a validated, duplicate-free body the way
-// the gjson-based views did (same values, same oddities) but in one pass
-// per object with the allocation-free iterators of json_scan.go: the
-// request and response views read five to ten members of every message,
-// and gjson's Get scans the object again for each one.
-
-// pick fills vals[i] with the raw value of the member names[i] of the
-// object raw (nil when absent, or when raw is not an object). Keys are
-// matched by their decoded text; the first occurrence wins, as with gjson
-// (parseBody has refused repeats anyway).
-func pick(raw []byte, names []string, vals [][]byte) {
-	clear(vals)
-	it, ok := iterObject(raw)
-	if !ok {
-		return
-	}
-	for k, v, ok := it.next(); ok; k, v, ok = it.next() {
-		for i, name := range names {
-			if vals[i] == nil && keyNamed(k, name) {
-				vals[i] = v
-				break
-			}
-		}
-	}
-}
-
-// member is the raw value of one member of the object raw, nil when
-// absent.
-func member(raw []byte, name string) []byte {
-	it, ok := iterObject(raw)
-	if !ok {
-		return nil
-	}
-	for k, v, ok := it.next(); ok; k, v, ok = it.next() {
-		if keyNamed(k, name) {
-			return v
-		}
-	}
-	return nil
-}
+// This file reads member values of a validated, duplicate-free body the
+// way the gjson-based views did (same values, same oddities); jsonDoc
+// (json_doc.go) finds them, in one pass per object: the request and
+// response views read five to ten members of every message, and gjson's
+// Get scanned the object again for each one.
 
 // keyNamed reports whether a raw key (between its quotes) decodes to
 // name. Unlike keyIs it has no length limit: a key spelled entirely in
@@ -57,45 +22,6 @@ func keyNamed(key []byte, name string) bool {
 	}
 	var tmp [64]byte
 	return string(appendUnescapedContent(tmp[:0], key)) == name
-}
-
-// valueIter hands out what gjson's ForEach hands out as values: the
-// elements of an array, the member values of an object, a scalar (null
-// included) itself once, nothing for an absent member. It is a struct
-// rather than a callback so that the views' loops allocate no closures.
-type valueIter struct {
-	arr    arrIter
-	obj    objIter
-	scalar []byte
-	kind   byte // '[', '{', 's' (scalar pending) or 0 (done)
-}
-
-// values starts a valueIter over raw.
-func values(raw []byte) valueIter {
-	if raw == nil {
-		return valueIter{}
-	}
-	if it, ok := iterArray(raw); ok {
-		return valueIter{arr: it, kind: '['}
-	}
-	if it, ok := iterObject(raw); ok {
-		return valueIter{obj: it, kind: '{'}
-	}
-	return valueIter{scalar: raw, kind: 's'}
-}
-
-func (it *valueIter) next() ([]byte, bool) {
-	switch it.kind {
-	case '[':
-		return it.arr.next()
-	case '{':
-		_, v, ok := it.obj.next()
-		return v, ok
-	case 's':
-		it.kind = 0
-		return it.scalar, true
-	}
-	return nil, false
 }
 
 // rawString is gjson's Result.String of a member: the decoded text of a
@@ -160,10 +86,11 @@ func rawValueText(raw []byte) string {
 	}
 }
 
-// rawContentText reads a content member: a string, or an array of parts
+// contentText reads a content member: a string, or an array of parts
 // whose "text" parts are joined with "\n" (a part's "type" must be "text"
 // or absent).
-func rawContentText(raw []byte) (string, FieldState) {
+func (d *jsonDoc) contentText(v span) (string, FieldState) {
+	raw := d.raw(v)
 	switch {
 	case raw == nil:
 		return "", FieldAbsent
@@ -175,18 +102,18 @@ func rawContentText(raw []byte) (string, FieldState) {
 		return Field{Raw: raw}.Text(), FieldString
 	case raw[0] == '[':
 		var parts []string
-		var vals [2][]byte
-		for it := values(raw); ; {
+		var vals [2]span
+		for it := d.values(v); ; {
 			p, ok := it.next()
 			if !ok {
 				break
 			}
-			if len(p) > 0 && p[0] == '"' {
-				parts = append(parts, Field{Raw: p}.Text())
+			if pr := d.raw(p); pr[0] == '"' {
+				parts = append(parts, Field{Raw: pr}.Text())
 				continue
 			}
-			pick(p, textPartKeys, vals[:])
-			text, typ := vals[0], vals[1]
+			d.pick(p, textPartKeys, vals[:])
+			text, typ := d.raw(vals[0]), d.raw(vals[1])
 			if len(text) > 0 && text[0] == '"' && (typ == nil || Field{Raw: typ}.Equal("text")) {
 				parts = append(parts, Field{Raw: text}.Text())
 			}
