@@ -120,7 +120,7 @@ func ParseChatResponse(body []byte) (*ChatResponse, error) {
 			ch.ToolCalls = append(ch.ToolCalls, call)
 		}
 		if fr := d.raw(c[2]); len(fr) > 0 && fr[0] == '"' {
-			ch.FinishReason = Field{Raw: fr}.Text()
+			ch.FinishReason = textOf(fr)
 		}
 		r.Choices = append(r.Choices, ch)
 	}

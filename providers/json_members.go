@@ -1,6 +1,8 @@
 package providers
 
 import (
+	"bytes"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -33,7 +35,7 @@ func rawString(raw []byte) string {
 	}
 	switch raw[0] {
 	case '"':
-		return Field{Raw: raw}.Text()
+		return textOf(raw)
 	case 'n':
 		return ""
 	case 't':
@@ -45,6 +47,20 @@ func rawString(raw []byte) string {
 	default:
 		return gjson.ParseBytes(raw).String()
 	}
+}
+
+// textOf is the decoded text of a JSON string (with its quotes), as
+// Field.Text, finding escapes with bytes.IndexByte: message contents are
+// the longest strings a view copies.
+func textOf(raw []byte) string {
+	if len(raw) < 2 || raw[0] != '"' {
+		return ""
+	}
+	in := raw[1 : len(raw)-1]
+	if bytes.IndexByte(in, '\\') < 0 {
+		return string(in)
+	}
+	return string(appendUnescapedContent(make([]byte, 0, len(in)), in))
 }
 
 // rawBool is gjson's Result.Bool of a member.
@@ -80,7 +96,7 @@ func rawValueText(raw []byte) string {
 	case raw == nil, string(raw) == "null":
 		return ""
 	case raw[0] == '"':
-		return Field{Raw: raw}.Text()
+		return textOf(raw)
 	default:
 		return string(raw)
 	}
@@ -99,7 +115,7 @@ func (d *jsonDoc) contentText(v span) (string, FieldState) {
 	case string(raw) == `""`:
 		return "", FieldEmpty
 	case raw[0] == '"':
-		return Field{Raw: raw}.Text(), FieldString
+		return textOf(raw), FieldString
 	case raw[0] == '[':
 		var parts []string
 		var vals [2]span
@@ -109,13 +125,13 @@ func (d *jsonDoc) contentText(v span) (string, FieldState) {
 				break
 			}
 			if pr := d.raw(p); pr[0] == '"' {
-				parts = append(parts, Field{Raw: pr}.Text())
+				parts = append(parts, textOf(pr))
 				continue
 			}
 			d.pick(p, textPartKeys, vals[:])
 			text, typ := d.raw(vals[0]), d.raw(vals[1])
 			if len(text) > 0 && text[0] == '"' && (typ == nil || Field{Raw: typ}.Equal("text")) {
-				parts = append(parts, Field{Raw: text}.Text())
+				parts = append(parts, textOf(text))
 			}
 		}
 		return joinParts(parts), FieldOther
