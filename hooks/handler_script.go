@@ -1,9 +1,7 @@
 package hooks
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -66,10 +64,10 @@ type scriptHandler struct {
 // lives as long as the runtime, so its stack, grown once by goja, is not
 // grown again on every call.
 type scriptVM struct {
-	rt        *goja.Runtime
-	factory   goja.Callable
-	stringify goja.Callable
-	jobs      chan *scriptCall
+	*sandbox
+	factory goja.Callable
+	conv    jsConverter
+	jobs    chan *scriptCall
 }
 
 // scriptCall is one call handed to a runtime's goroutine.
@@ -194,12 +192,12 @@ func (s *scriptHandler) trial() error {
 }
 
 func (s *scriptHandler) newVM() (*scriptVM, error) {
-	rt, _, stringify, err := newSandbox()
+	sb, err := newSandbox()
 	if err != nil {
 		return nil, err
 	}
 	s.created.Add(1)
-	v, err := rt.RunProgram(s.prog)
+	v, err := sb.rt.RunProgram(s.prog)
 	if err != nil {
 		return nil, fmt.Errorf("script: %w", err)
 	}
@@ -207,7 +205,7 @@ func (s *scriptHandler) newVM() (*scriptVM, error) {
 	if !ok {
 		return nil, errors.New("script: wrapper is not a function")
 	}
-	vm := &scriptVM{rt: rt, factory: factory, stringify: stringify, jobs: make(chan *scriptCall, 1)}
+	vm := &scriptVM{sandbox: sb, factory: factory, conv: jsConverter{rt: sb.rt}, jobs: make(chan *scriptCall, 1)}
 	s.vms.Add(1)
 	go s.serve(vm)
 	return vm, nil
@@ -346,13 +344,16 @@ func (vm *scriptVM) call(ev *Event) (res Result, err error, clean bool) {
 	if !ok {
 		return Result{}, errors.New("script: does not define function handle(event)"), true
 	}
-	evVal, err := eventToJS(vm.rt, ev)
+	evVal, err := vm.conv.event(ev)
 	if err != nil {
 		return Result{}, fmt.Errorf("script: %w", err), true
 	}
 	ret, err := handle(undef, evVal)
 	if err != nil {
 		return Result{}, scriptError(err), false
+	}
+	if res, ok, err := readPlainResult(vm.rt, vm.objectProto, ret); ok {
+		return res, err, true
 	}
 	out, err := vm.stringify(undef, ret)
 	if err != nil {
@@ -375,44 +376,6 @@ func scriptError(err error) error {
 		return fmt.Errorf("script interrupted: %w", err)
 	}
 	return fmt.Errorf("script threw: %w", err)
-}
-
-// scriptResult is the strict shape of a script's return value.
-type scriptResult struct {
-	Decision          *string        `json:"decision"`
-	Reason            string         `json:"reason"`
-	UpdatedInput      map[string]any `json:"updatedInput"`
-	UpdatedResult     *string        `json:"updatedResult"`
-	AdditionalContext string         `json:"additionalContext"`
-	SideEffects       []string       `json:"sideEffects"`
-}
-
-// decodeScriptResult decodes a result strictly: an unknown key, a value
-// of the wrong type, or a missing or unknown decision is an error.
-func decodeScriptResult(raw []byte) (Result, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	var r scriptResult
-	if err := dec.Decode(&r); err != nil {
-		return Result{}, fmt.Errorf("script: invalid result: %w", err)
-	}
-	if r.Decision == nil {
-		return Result{}, errors.New("script: invalid result: decision is missing")
-	}
-	d := Decision(*r.Decision)
-	switch d {
-	case Allow, Rewrite, Block:
-	default:
-		return Result{}, fmt.Errorf("script: invalid result: decision %q is not allow, rewrite or block", d)
-	}
-	return Result{
-		Decision:          d,
-		Reason:            r.Reason,
-		UpdatedInput:      r.UpdatedInput,
-		UpdatedResult:     r.UpdatedResult,
-		AdditionalContext: r.AdditionalContext,
-		SideEffects:       r.SideEffects,
-	}, nil
 }
 
 // Close waits for calls in flight (an abandoned runtime finishes its

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/dop251/goja"
 )
@@ -22,45 +22,62 @@ var errEventTooLarge = fmt.Errorf("event exceeds %d bytes", ScriptMaxEventBytes)
 // absent, as in the event JSON. The size is accounted as it is built: an
 // event over ScriptMaxEventBytes, or nested deeper than scriptMaxDepth, is
 // an error.
+//
+// A key "__proto__" is an own member, as JSON.parse makes it: assigned,
+// it would replace the object's prototype instead, and what the agent sent
+// under it would vanish from Object.keys and JSON.stringify, where a
+// policy may look for it.
 func eventToJS(rt *goja.Runtime, ev *Event) (goja.Value, error) {
 	c := jsConverter{rt: rt, budget: ScriptMaxEventBytes}
-	o := rt.NewObject()
-	str := func(k, v string) {
-		if v != "" {
-			c.budget -= len(k) + len(v) + 6
-			_ = o.Set(k, v)
-		}
-	}
-	str("event", string(ev.Event))
-	str("eventId", ev.EventID)
-	str("sessionId", ev.SessionID)
-	str("parentSessionId", ev.ParentSessionID)
-	str("tenant", ev.Tenant)
-	str("agent", ev.Agent)
-	str("user", ev.User)
-	str("provider", ev.Provider)
-	str("model", ev.Model)
-	str("toolName", ev.ToolName)
-	str("toolCallId", ev.ToolCallID)
+	return c.event(ev)
+}
+
+// jsConverter builds JavaScript values in one runtime. A scriptVM keeps
+// one, so the scratch space for sorting keys is reused between calls.
+type jsConverter struct {
+	rt     *goja.Runtime
+	budget int
+	keys   []string // scratch: the sorted keys of the maps being converted
+}
+
+// event converts ev; see eventToJS.
+func (c *jsConverter) event(ev *Event) (goja.Value, error) {
+	c.budget = ScriptMaxEventBytes
+	defer c.release()
+	o := c.rt.NewObject()
+	c.str(o, "event", string(ev.Event))
+	c.str(o, "eventId", ev.EventID)
+	c.str(o, "sessionId", ev.SessionID)
+	c.str(o, "parentSessionId", ev.ParentSessionID)
+	c.str(o, "tenant", ev.Tenant)
+	c.str(o, "agent", ev.Agent)
+	c.str(o, "user", ev.User)
+	c.str(o, "provider", ev.Provider)
+	c.str(o, "model", ev.Model)
+	c.str(o, "toolName", ev.ToolName)
+	c.str(o, "toolCallId", ev.ToolCallID)
 	if ev.ToolInput != nil {
 		v, err := c.value(ev.ToolInput, 0)
 		if err != nil {
 			return nil, fmt.Errorf("toolInput: %w", err)
 		}
-		_ = o.Set("toolInput", v)
+		define(o, "toolInput", v)
 	}
 	if ev.ToolResult != nil {
 		c.budget -= len(*ev.ToolResult) + 16
-		_ = o.Set("toolResult", *ev.ToolResult)
+		if c.budget < 0 {
+			return nil, errEventTooLarge
+		}
+		define(o, "toolResult", c.rt.ToValue(*ev.ToolResult))
 	}
-	str("prompt", ev.Prompt)
-	str("response", ev.Response)
+	c.str(o, "prompt", ev.Prompt)
+	c.str(o, "response", ev.Response)
 	if ev.Metadata != nil {
 		v, err := c.value(ev.Metadata, 0)
 		if err != nil {
 			return nil, fmt.Errorf("metadata: %w", err)
 		}
-		_ = o.Set("metadata", v)
+		define(o, "metadata", v)
 	}
 	if c.budget < 0 {
 		return nil, errEventTooLarge
@@ -68,9 +85,29 @@ func eventToJS(rt *goja.Runtime, ev *Event) (goja.Value, error) {
 	return o, nil
 }
 
-type jsConverter struct {
-	rt     *goja.Runtime
-	budget int
+// release drops the scratch keys' references to the event's strings.
+func (c *jsConverter) release() {
+	clear(c.keys[:cap(c.keys)])
+	c.keys = c.keys[:0]
+}
+
+// str defines a string member unless it is empty.
+func (c *jsConverter) str(o *goja.Object, k, v string) {
+	if v != "" {
+		c.budget -= len(k) + len(v) + 6
+		define(o, k, c.rt.ToValue(v))
+	}
+}
+
+// define makes k an own enumerable, writable, configurable data property
+// of o, a fresh ordinary object (so it cannot fail). An assignment does
+// that for every key but "__proto__", and costs less than defining.
+func define(o *goja.Object, k string, v goja.Value) {
+	if k == "__proto__" {
+		_ = o.DefineDataProperty(k, v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+		return
+	}
+	_ = o.Set(k, v)
 }
 
 // value converts a JSON-shaped Go value. Other Go types go through their
@@ -107,19 +144,25 @@ func (c *jsConverter) value(v any, depth int) (goja.Value, error) {
 		return c.rt.ToValue(f), nil
 	case map[string]any:
 		o := c.rt.NewObject()
-		keys := make([]string, 0, len(x))
+		// The keys go on the shared scratch stack, sorted (the order
+		// encoding/json would give); nested maps push theirs above and
+		// pop them, so this map's keys are read by index, not by a slice
+		// an append may have moved.
+		start := len(c.keys)
 		for k := range x {
-			keys = append(keys, k)
+			c.keys = append(c.keys, k)
 		}
-		sort.Strings(keys) // the order encoding/json would give
-		for _, k := range keys {
+		slices.Sort(c.keys[start:])
+		for i := start; i < start+len(x); i++ {
+			k := c.keys[i]
 			c.budget -= len(k)
 			ev, err := c.value(x[k], depth+1)
 			if err != nil {
 				return nil, err
 			}
-			_ = o.Set(k, ev)
+			define(o, k, ev)
 		}
+		c.keys = c.keys[:start]
 		return o, nil
 	case []any:
 		vals := make([]any, len(x))

@@ -254,32 +254,46 @@ var sandboxProgram = sync.OnceValues(func() (*goja.Program, error) {
 	return goja.Compile("hookgate-sandbox.js", sandboxSource, true)
 })
 
-// newSandbox returns a runtime prepared by sandboxSource and the original
-// JSON functions.
-func newSandbox() (rt *goja.Runtime, parse, stringify goja.Callable, err error) {
+// sandbox is a runtime prepared by sandboxSource, and what the host keeps
+// of it from before any script ran.
+type sandbox struct {
+	rt *goja.Runtime
+	// parse and stringify are JSON.parse and the capped JSON.stringify.
+	parse, stringify goja.Callable
+	// objectProto is Object.prototype, by which the host recognises a
+	// plain object a script returns.
+	objectProto *goja.Object
+}
+
+// newSandbox returns a runtime prepared by sandboxSource.
+func newSandbox() (*sandbox, error) {
 	prg, err := sandboxProgram()
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("sandbox: %w", err)
+		return nil, fmt.Errorf("sandbox: %w", err)
 	}
-	rt = goja.New()
+	rt := goja.New()
 	rt.SetMaxCallStackSize(scriptMaxCallStack)
 	v, err := rt.RunProgram(prg)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("sandbox: %w", err)
+		return nil, fmt.Errorf("sandbox: %w", err)
 	}
 	setup, ok := goja.AssertFunction(v)
 	if !ok {
-		return nil, nil, nil, fmt.Errorf("sandbox: setup is not a function")
+		return nil, fmt.Errorf("sandbox: setup is not a function")
 	}
 	res, err := setup(goja.Undefined(), rt.ToValue(scriptMaxString), rt.ToValue(scriptMaxArray))
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("sandbox: %w", err)
+		return nil, fmt.Errorf("sandbox: %w", err)
 	}
 	obj := res.ToObject(rt)
 	parse, ok1 := goja.AssertFunction(obj.Get("parse"))
 	stringify, ok2 := goja.AssertFunction(obj.Get("stringify"))
 	if !ok1 || !ok2 {
-		return nil, nil, nil, fmt.Errorf("sandbox: JSON functions missing")
+		return nil, fmt.Errorf("sandbox: JSON functions missing")
 	}
-	return rt, parse, stringify, nil
+	proto := rt.NewObject().Prototype()
+	if proto == nil {
+		return nil, fmt.Errorf("sandbox: Object.prototype missing")
+	}
+	return &sandbox{rt: rt, parse: parse, stringify: stringify, objectProto: proto}, nil
 }
