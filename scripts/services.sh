@@ -62,6 +62,8 @@ as() {
 mkdir -p "$DIR"
 chmod 755 "$DIR"
 # One run at a time: two test runs starting together must not both initdb.
+# The servers started below must not inherit the lock's descriptor (9>&-),
+# or they would hold the lock for as long as they run.
 if command -v flock >/dev/null 2>&1; then
   exec 9>"$DIR/.lock"
   flock 9
@@ -138,7 +140,7 @@ start_pg() {
   if is_root; then chown "$owner" "$DIR/pg.log" "$DIR/pgsock"; fi
   as "$owner" "$PGBIN/pg_ctl" -D "$data" -l "$DIR/pg.log" -w -t 60 \
     -o "-p $PG_PORT -k $DIR/pgsock -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
-    start >&2 || { tail -n 30 "$DIR/pg.log" >&2; die "pg_ctl start failed"; }
+    start >&2 9>&- || { tail -n 30 "$DIR/pg.log" >&2; die "pg_ctl start failed"; }
 
   local pass
   pass=$(cat "$DIR/pg.pass")
@@ -177,7 +179,7 @@ start_redis() {
     if is_root; then chown "$owner" "$DIR/redis"; fi
     as "$owner" redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --daemonize yes \
       --dir "$DIR/redis" --pidfile "$DIR/redis/redis.pid" --logfile "$DIR/redis/redis.log" \
-      --save '' --appendonly no >&2
+      --save '' --appendonly no >&2 9>&-
     for _ in $(seq 1 100); do
       redis_ready && break
       sleep 0.1
