@@ -162,6 +162,58 @@ func refContentText(v gjson.Result) (string, FieldState) {
 	}
 }
 
+// refInjectSystemMessage is the former InjectSystemMessage.
+func refInjectSystemMessage(body []byte, text string, where SystemPlacement) ([]byte, error) {
+	const what = "inject system message"
+	if _, err := parseBody(body, what); err != nil {
+		return nil, err
+	}
+	// GetBytes and ForEach give offsets into body (Result.Index).
+	msgs := gjson.GetBytes(body, "messages")
+	if !msgs.IsArray() {
+		return nil, fmt.Errorf("%s: no messages array: %w", what, ErrInvalidJSON)
+	}
+	msg := append(appendQuoted([]byte(`{"role":"system","content":`), text), '}')
+
+	// Find the element to insert before (or the end of the array).
+	var elems []gjson.Result
+	msgs.ForEach(func(_, m gjson.Result) bool {
+		elems = append(elems, m)
+		return true
+	})
+	k := 0
+	if where == SystemAfterLeading {
+		for k < len(elems) {
+			role := elems[k].Get("role").String()
+			if role != "system" && role != "developer" {
+				break
+			}
+			k++
+		}
+	}
+	var at int
+	var ins []byte
+	switch {
+	case len(elems) == 0:
+		open := strings.IndexByte(msgs.Raw, '[')
+		at, ins = msgs.Index+open+1, msg
+	case k < len(elems):
+		at, ins = elems[k].Index, append(msg, ',')
+	default:
+		last := elems[len(elems)-1]
+		at, ins = last.Index+len(last.Raw), append([]byte{','}, msg...)
+	}
+	if msgs.Index <= 0 || at <= 0 || at > len(body) || (len(elems) > 0 && string(body[elems[0].Index:elems[0].Index+len(elems[0].Raw)]) != elems[0].Raw) {
+		return nil, fmt.Errorf("%s: cannot locate messages in the body: %w", what, ErrInvalidJSON)
+	}
+	out := make([]byte, 0, len(body)+len(ins))
+	out = append(append(append(out, body[:at]...), ins...), body[at:]...)
+	if !gjson.ValidBytes(out) {
+		return nil, fmt.Errorf("%s: splice produced invalid JSON: %w", what, ErrInvalidJSON)
+	}
+	return out, nil
+}
+
 // responseSeeds are the recorded plain completions and a few odd ones.
 func responseSeeds(tb testing.TB) [][]byte {
 	var out [][]byte
@@ -254,4 +306,26 @@ func TestChatViewsMatchReference(t *testing.T) {
 			t.Errorf("response %.120s:\n got %+v, %v\nwant %+v, %v", bytes.TrimSpace(body), got, err, want, wantErr)
 		}
 	}
+}
+
+func FuzzInjectSystemMessageMatchesReference(f *testing.F) {
+	for _, s := range requestSeeds(f) {
+		f.Add(s, "ctx", true)
+	}
+	for _, s := range []string{`{"messages":[]}`, ` {"messages":[ ]} `, `{"messages":[{"role":"system"},{"role":"developer"}]}`,
+		`{"messages":[{"r\u006fle":"system"},{"role":"user"}],"x":1}`, `{"messages":[1,"a",null]}`, `{"messages":{}}`} {
+		f.Add([]byte(s), "a \"b\"\n", false)
+		f.Add([]byte(s), "", true)
+	}
+	f.Fuzz(func(t *testing.T, body []byte, text string, after bool) {
+		where := SystemFirst
+		if after {
+			where = SystemAfterLeading
+		}
+		got, err := InjectSystemMessage(body, text, where)
+		want, wantErr := refInjectSystemMessage(body, text, where)
+		if (err == nil) != (wantErr == nil) || !bytes.Equal(got, want) {
+			t.Fatalf("%q: got %s, %v\nwant %s, %v", body, got, err, want, wantErr)
+		}
+	})
 }

@@ -202,46 +202,41 @@ const (
 // the body keeps its bytes.
 func InjectSystemMessage(body []byte, text string, where SystemPlacement) ([]byte, error) {
 	const what = "inject system message"
-	if _, err := parseBody(body, what); err != nil {
+	d, err := parseDoc(body, what)
+	if err != nil {
 		return nil, err
 	}
-	// GetBytes and ForEach give offsets into body (Result.Index).
-	msgs := gjson.GetBytes(body, "messages")
-	if !msgs.IsArray() {
+	defer d.release()
+	msgs := d.member(d.root(), "messages")
+	if raw := d.raw(msgs); raw == nil || raw[0] != '[' {
 		return nil, fmt.Errorf("%s: no messages array: %w", what, ErrInvalidJSON)
 	}
 	msg := append(appendQuoted([]byte(`{"role":"system","content":`), text), '}')
 
-	// Find the element to insert before (or the end of the array).
-	var elems []gjson.Result
-	msgs.ForEach(func(_, m gjson.Result) bool {
-		elems = append(elems, m)
-		return true
-	})
-	k := 0
-	if where == SystemAfterLeading {
-		for k < len(elems) {
-			role := elems[k].Get("role").String()
-			if role != "system" && role != "developer" {
-				break
-			}
-			k++
+	// Find the element to insert before (or the end of the array): the
+	// spans are offsets into body.
+	at, ins := -1, msg
+	var last span
+	for it := d.values(msgs); ; {
+		m, ok := it.next()
+		if !ok {
+			break
 		}
+		last = m
+		if where == SystemAfterLeading {
+			if role := rawString(d.raw(d.member(m, "role"))); role == "system" || role == "developer" {
+				continue
+			}
+		}
+		at, ins = m.off, append(msg, ',')
+		break
 	}
-	var at int
-	var ins []byte
 	switch {
-	case len(elems) == 0:
-		open := strings.IndexByte(msgs.Raw, '[')
-		at, ins = msgs.Index+open+1, msg
-	case k < len(elems):
-		at, ins = elems[k].Index, append(msg, ',')
+	case at >= 0:
+	case last.end > 0:
+		at, ins = last.end, append([]byte{','}, msg...)
 	default:
-		last := elems[len(elems)-1]
-		at, ins = last.Index+len(last.Raw), append([]byte{','}, msg...)
-	}
-	if msgs.Index <= 0 || at <= 0 || at > len(body) || (len(elems) > 0 && string(body[elems[0].Index:elems[0].Index+len(elems[0].Raw)]) != elems[0].Raw) {
-		return nil, fmt.Errorf("%s: cannot locate messages in the body: %w", what, ErrInvalidJSON)
+		at = msgs.off + 1 // an empty array
 	}
 	out := make([]byte, 0, len(body)+len(ins))
 	out = append(append(append(out, body[:at]...), ins...), body[at:]...)
