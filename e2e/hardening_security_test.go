@@ -468,7 +468,9 @@ func TestHardeningClientCannotSteerTheUpstream(t *testing.T) {
 	// target never contacted.
 	s.mock.Enqueue(mockupstream.Stream(mockupstream.StreamSpec{ToolCalls: 1}.SSE(), mockupstream.Chunking{Mode: mockupstream.PerEvent}))
 	_, out := hgPostStream(t, s, nil)
-	if bytes.Contains(out, []byte(`"id":"call_mock_0"`)) || !bytes.Contains(out, []byte("redirects are not followed")) {
+	// The note names the hook only; why it failed (a redirect, which is
+	// never followed) is for the log and the audit.
+	if bytes.Contains(out, []byte(`"id":"call_mock_0"`)) || !bytes.Contains(out, []byte("blocked by redirected: hook redirected failed (fail-closed)")) {
 		t.Fatalf("a redirected hook's call was not blocked:\n%s", out)
 	}
 	time.Sleep(100 * time.Millisecond)
