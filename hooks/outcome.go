@@ -27,7 +27,11 @@ type Outcome struct {
 	//     ends the stream with an error event) instead of going on without
 	//     the hook's contribution.
 	Decision Decision
-	// Reason is the block or failure reason shown to the client.
+	// Reason is the block or failure reason shown to the client. For a
+	// hook's own block it is the hook's reason; for a failure (error,
+	// timeout, open breaker) a fixed note naming the hook, such as "hook
+	// <id> failed (fail-closed)", never the error's text (see
+	// failureNote): the error is in Cause, the log and the audit.
 	Reason string
 	// HookID names the hook that blocked or failed.
 	HookID string
@@ -35,7 +39,9 @@ type Outcome struct {
 	// means the caller's default).
 	OnBlock string
 	// Cause is the underlying error when the block or failure came from a
-	// hook's error or timeout rather than from its decision.
+	// hook's error or timeout rather than from its decision. It may carry
+	// internal detail (addresses, store errors, paths): log it, never show
+	// it to the client.
 	Cause error
 
 	// ToolInput is the rewritten tool input (pre_tool_use), nil when no
