@@ -136,7 +136,9 @@ func TestBreakerHungServerThenRecovers(t *testing.T) {
 		timeout  = 400 * time.Millisecond
 		fast     = timeout / 4 // "far less than the timeout"
 		failures = 3
-		cooldown = 500 * time.Millisecond
+		// Long enough that steps 2 and 3 finish before it ends, even on a
+		// loaded machine.
+		cooldown = time.Second
 	)
 	for _, kind := range []string{"http", "prompt"} {
 		t.Run(kind, func(t *testing.T) {
