@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/hookgate/hookgate/hooks"
@@ -506,7 +507,7 @@ func (s *chatStream) judge(ctx context.Context, c *heldCall) {
 	tc := c.choice.asm.Call(c.ordinal)
 	c.id, c.name = tc.ID, tc.Name
 	c.args = clone(tc.NormalizedArguments())
-	ev := s.x.id.event(hooks.PreToolUse, s.responseID, c.id, fmt.Sprint(c.choice.index, "/", c.ordinal))
+	ev := s.x.id.event(hooks.PreToolUse, s.responseID, c.id, strconv.Itoa(c.choice.index)+"/"+strconv.Itoa(c.ordinal))
 	ev.ToolName, ev.ToolCallID = c.name, c.id
 	s.judging++
 	engine := s.x.chat.opts.Engine

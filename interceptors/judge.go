@@ -3,8 +3,6 @@ package interceptors
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -69,23 +67,6 @@ func judgeToolCall(ctx context.Context, engine *hooks.Engine, ev *hooks.Event, a
 		return verdict{Decision: hooks.Block, HookID: out.HookID, Reason: out.Reason, OnBlock: out.OnBlock}
 	}
 }
-
-// decodeObject decodes a JSON object, keeping numbers as json.Number so a
-// rewrite does not change how untouched numbers are written.
-func decodeObject(b []byte) (map[string]any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
-		return nil, err
-	}
-	if m == nil {
-		return nil, errNotObject
-	}
-	return m, nil
-}
-
-var errNotObject = errors.New("not a JSON object")
 
 // patchObject applies the fields that differ between before and after to
 // the original bytes with sjson, so every untouched field keeps its bytes,

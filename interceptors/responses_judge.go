@@ -3,7 +3,7 @@ package interceptors
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"strconv"
 	"sync"
 
 	"github.com/tidwall/gjson"
@@ -45,7 +45,7 @@ func customToolInput(text string) []byte {
 // callEvent is the pre_tool_use event of a call of the response; ordinal
 // numbers the calls of the response from 0.
 func (x *responsesExchange) callEvent(responseID, callID, name string, ordinal int) *hooks.Event {
-	ev := x.id.event(hooks.PreToolUse, responseID, callID, fmt.Sprint("0/", ordinal))
+	ev := x.id.event(hooks.PreToolUse, responseID, callID, "0/"+strconv.Itoa(ordinal))
 	ev.ToolName, ev.ToolCallID = name, callID
 	return ev
 }
