@@ -61,19 +61,12 @@ func (r *ChatResponse) Choice(index int) *ResponseChoice {
 }
 
 // parseBody validates a body for the gjson-based views: valid JSON, an
-// object, and no repeated keys.
+// object, and no repeated keys (one pass, validateUnique).
 func parseBody(body []byte, what string) (gjson.Result, error) {
-	if !gjson.ValidBytes(body) {
-		return gjson.Result{}, fmt.Errorf("%s: %w", what, ErrInvalidJSON)
+	if err := checkBody(body, nil, what); err != nil {
+		return gjson.Result{}, err
 	}
-	root := gjson.ParseBytes(body)
-	if !root.IsObject() {
-		return gjson.Result{}, fmt.Errorf("%s: not a JSON object: %w", what, ErrInvalidJSON)
-	}
-	if err := checkUniqueKeys(body); err != nil {
-		return gjson.Result{}, fmt.Errorf("%s: %w", what, err)
-	}
-	return root, nil
+	return gjson.ParseBytes(body), nil
 }
 
 // ParseChatResponse reads a chat.completion body. Leading whitespace (as

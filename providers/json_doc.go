@@ -1,15 +1,14 @@
 package providers
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
-
-	"github.com/tidwall/gjson"
 )
 
 // jsonDoc is a validated, duplicate-free body with the end of every one of
-// its objects and arrays, recorded by the duplicate-key pass (scanUnique).
+// its objects and arrays, recorded by the validating pass (validateUnique).
 // The views walk it with docObj and docArr, which skip a container by
 // looking its end up instead of scanning it again: a view reads members
 // three or four levels deep (messages[].tool_calls[].function.name), and
@@ -22,23 +21,32 @@ type jsonDoc struct {
 }
 
 // parseDoc validates body as parseBody does (valid JSON, an object, no
-// repeated keys) and indexes it. The caller must hand the document back
+// repeated keys) and indexes it, in one pass. The caller must hand the document back
 // with release once it has copied out what it reads.
 func parseDoc(body []byte, what string) (*jsonDoc, error) {
-	if !gjson.ValidBytes(body) {
-		return nil, fmt.Errorf("%s: %w", what, ErrInvalidJSON)
-	}
-	i := skipSpace(body, 0)
-	if i >= len(body) || body[i] != '{' {
-		return nil, fmt.Errorf("%s: not a JSON object: %w", what, ErrInvalidJSON)
-	}
 	d := docPool.Get().(*jsonDoc)
 	d.b = body
-	if err := scanUnique(body, d); err != nil {
+	if err := checkBody(body, d, what); err != nil {
 		d.release()
-		return nil, fmt.Errorf("%s: %w", what, err)
+		return nil, err
 	}
 	return d, nil
+}
+
+// checkBody is parseBody's check, in one pass (validateUnique), with its
+// errors in parseBody's order: not JSON, not an object, a repeated key.
+func checkBody(body []byte, d *jsonDoc, what string) error {
+	err := validateUnique(body, d)
+	if err != nil && !errors.Is(err, ErrDuplicateKey) && err != errTooDeep {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if i := skipSpace(body, 0); i >= len(body) || body[i] != '{' {
+		return fmt.Errorf("%s: not a JSON object: %w", what, ErrInvalidJSON)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
 }
 
 // docPool keeps the documents' index slices between requests: a request

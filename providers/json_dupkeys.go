@@ -21,13 +21,10 @@ const maxJSONDepth = 256
 // comparing keys by their decoded text ("a" and "\u0061" are one key). It
 // is one forward pass over raw with an explicit stack, and allocates
 // nothing for ordinary bodies (shallow, unescaped keys, fewer than 64 keys
-// open at once): every parseBody view runs it on every request, so it must
-// cost about as little as reading the body once.
-func checkUniqueKeys(raw []byte) error { return scanUnique(raw, nil) }
-
-// scanUnique is checkUniqueKeys; with a non-nil doc it also records where
-// each container of raw starts and ends (see jsonDoc), in the same pass.
-func scanUnique(raw []byte, doc *jsonDoc) error {
+// open at once). The parseBody views validate and check in one pass
+// (validateUnique, the same rules); this check is for payloads validated
+// otherwise.
+func checkUniqueKeys(raw []byte) error {
 	var (
 		keyBuf   [64][]byte
 		frameBuf [32]dupFrame
@@ -42,13 +39,7 @@ func scanUnique(raw []byte, doc *jsonDoc) error {
 			if len(frames) > maxJSONDepth {
 				return errTooDeep
 			}
-			f := dupFrame{object: c == '{', base: len(keys)}
-			if doc != nil {
-				f.slot = len(doc.starts)
-				doc.starts = append(doc.starts, i)
-				doc.ends = append(doc.ends, 0)
-			}
-			frames = append(frames, f)
+			frames = append(frames, dupFrame{object: c == '{', base: len(keys)})
 			i++
 		case '}', ']':
 			if len(frames) == 0 {
@@ -56,9 +47,6 @@ func scanUnique(raw []byte, doc *jsonDoc) error {
 			}
 			f := frames[len(frames)-1]
 			frames = frames[:len(frames)-1]
-			if doc != nil {
-				doc.ends[f.slot] = i + 1
-			}
 			if f.object {
 				if err := distinct(keys[f.base:]); err != nil {
 					return err
@@ -100,9 +88,9 @@ func scanUnique(raw []byte, doc *jsonDoc) error {
 	return nil
 }
 
-// dupFrame is one open container of checkUniqueKeys: whether it is an
-// object, where its keys start in the key stack, and its slot in the
-// jsonDoc being indexed.
+// dupFrame is one open container of checkUniqueKeys and validateUnique:
+// whether it is an object, where its keys start in the key stack, and
+// (validateUnique) its slot in the jsonDoc being indexed.
 type dupFrame struct {
 	object bool
 	base   int
