@@ -357,3 +357,63 @@ func waitIdleRuntime(t *testing.T, h *scriptHandler) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestScriptBusyNativeAnswersAtDeadline: a native built-in cannot be
+// interrupted (a backtracking regular expression runs to its end whatever
+// the deadline), which is why a call runs on its runtime's goroutine: the
+// caller still gets its answer at the deadline, and the runtime, busy
+// until the built-in returns, is discarded rather than reused.
+func TestScriptBusyNativeAnswersAtDeadline(t *testing.T) {
+	engNoLeaks(t)
+	h := engScript(t, `function handle(e) {
+  if (e.toolName === 'busy') { /(a+)+b\1/.test('a'.repeat(21)); }
+  return {decision: 'allow'};
+}`, 2)
+	// How long the built-in runs here, measured on the handler's own path
+	// with a generous deadline.
+	_, err, native := runScript(t, h, time.Minute, &Event{ToolName: "busy"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	timeout := native / 5
+	if timeout < time.Millisecond {
+		t.Skipf("the built-in took only %s here", native)
+	}
+	created := h.created.Load()
+	res, err, took := runScript(t, h, timeout, &Event{ToolName: "busy"})
+	if err == nil || res.Decision == Allow {
+		t.Fatalf("a call past its deadline answered %+v, %v", res, err)
+	}
+	if took > timeout+native/2 {
+		t.Fatalf("answered after %s for a %s deadline while the built-in runs %s", took, timeout, native)
+	}
+	// The spare built at load answers the next call at once.
+	waitIdleRuntime(t, h)
+	if res, err, _ := runScript(t, h, 5*time.Second, &Event{ToolName: "ok"}); err != nil || res.Decision != Allow {
+		t.Fatalf("next call: %+v, %v", res, err)
+	}
+	// The busy runtime is replaced once its built-in returns.
+	deadline := time.Now().Add(30 * time.Second)
+	for h.created.Load() == created {
+		if time.Now().After(deadline) {
+			t.Fatal("the busy runtime was not replaced")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestScriptEventKeepsProtoKeys: a tool input key "__proto__" is an own
+// member of what the script sees, as JSON.parse makes it, not the
+// object's prototype.
+func TestScriptEventKeepsProtoKeys(t *testing.T) {
+	h := engScript(t, `function handle(e) {
+  var ti = e.toolInput;
+  var ok = Object.getPrototypeOf(ti) === Object.prototype && Object.keys(ti).join(',') === '__proto__,constructor' &&
+    JSON.stringify(ti).indexOf('rm -rf') >= 0 && ti.command === undefined && ti.constructor === 'x';
+  return ok ? {decision: 'allow'} : {decision: 'block', reason: JSON.stringify(ti) + ' ' + Object.keys(ti)};
+}`, 1)
+	res, err, _ := runScript(t, h, 5*time.Second, &Event{ToolInput: map[string]any{"__proto__": map[string]any{"command": "rm -rf /"}, "constructor": "x"}})
+	if err != nil || res.Decision != Allow {
+		t.Fatalf("%+v, %v", res, err)
+	}
+}
