@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 
 	"github.com/hookgate/hookgate/providers"
 )
@@ -33,8 +32,6 @@ type frameHandler func(f *providers.SSEFrame, client Sink) (handled bool, err er
 func newStreamRelay(maxEvent int, maxStream int64, ends func(*providers.SSEFrame) bool) *streamRelay {
 	return &streamRelay{parser: providers.NewSSEParser(maxEvent), maxStream: maxStream, ends: ends}
 }
-
-var readBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // run relays until the stream ends, the client leaves or ctx is done.
 func (r *streamRelay) run(ctx context.Context, upstream io.Reader, client Sink, handle frameHandler) error {

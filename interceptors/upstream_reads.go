@@ -22,7 +22,7 @@ type upstreamReads struct {
 func startUpstreamReads(ctx context.Context, upstream io.Reader) *upstreamReads {
 	u := &upstreamReads{c: make(chan readResult), free: make(chan *[]byte, 2)}
 	for range 2 {
-		b := make([]byte, 32<<10)
+		b := make([]byte, upstreamReadSize)
 		u.free <- &b
 	}
 	go func() {

@@ -1,11 +1,9 @@
 package proxy
 
 import (
-	"bufio"
 	"bytes"
 	"compress/flate"
 	"compress/gzip"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -113,74 +111,28 @@ func setServerTiming(h *fasthttp.ResponseHeader, own time.Duration) {
 }
 
 // relayRaw copies the upstream body to the client without reading it.
+// fasthttp's server reads it and writes each read as it comes (a stream's
+// events are flushed chunk by chunk), then closes it, which releases the
+// upstream response and the runtime.
 func (s *Server) relayRaw(ctx *fasthttp.RequestCtx, x *exchange, resp *fasthttp.Response, stream io.Reader, isSSE bool) bool {
+	body := &releasingReader{r: stream, resp: resp, rt: x.rt}
 	if !isSSE {
 		if cl := resp.Header.ContentLength(); cl >= 0 {
-			ctx.Response.SetBodyStream(&releasingReader{r: stream, resp: resp, rt: x.rt}, cl)
+			ctx.Response.SetBodyStream(body, cl)
 			return true
 		}
 	}
 	s.metrics.streamStarted()
-	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
-		defer x.rt.leave()
-		defer s.metrics.streamEnded()
-		buf := getBuffer()
-		defer putBuffer(buf)
-		var err error
-		for {
-			n, rerr := stream.Read(*buf)
-			if n > 0 {
-				if _, werr := w.Write((*buf)[:n]); werr != nil {
-					err = errClientGone
-					break
-				}
-				if werr := w.Flush(); werr != nil {
-					err = errClientGone
-					break
-				}
-			}
-			if rerr != nil {
-				if !errors.Is(rerr, io.EOF) {
-					err = rerr
-				}
-				break
-			}
-		}
-		closeStream(resp, err)
-		fasthttp.ReleaseResponse(resp)
-	})
+	body.onClose = s.metrics.streamEnded
+	ctx.Response.SetBodyStream(body, -1)
 	return true
 }
 
-// relayIntercepted hands a successful event stream to the interceptor.
-// The stream writer must not touch ctx, so everything it needs is captured
-// before SetBodyStreamWriter returns.
-func (s *Server) relayIntercepted(ctx *fasthttp.RequestCtx, x *exchange, resp *fasthttp.Response, body io.Reader, ex interceptors.Exchange) {
-	log := s.log
-	upName := x.up.name
-	headersAt := time.Now()
+// relayIntercepted hands a successful event stream to the interceptor,
+// which fasthttp's server runs when it writes the body (interceptedBody).
+func (s *Server) relayIntercepted(ctx *fasthttp.RequestCtx, x *exchange, resp *fasthttp.Response, upstream io.Reader, ex interceptors.Exchange) {
 	s.metrics.streamStarted()
-	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
-		defer x.rt.leave()
-		defer s.metrics.streamEnded()
-		rctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		sink := &flushSink{w: w, onFirstFlush: func() { s.metrics.ttfbAdded(time.Since(headersAt)) }}
-		err := ex.RelayStream(rctx, body, sink)
-		_, work := timing(ex)
-		s.metrics.overhead(x.before + work)
-		var sinkErr *sinkError
-		switch {
-		case errors.As(err, &sinkErr):
-			err = errClientGone
-		case errors.Is(err, interceptors.ErrTruncated):
-			log.Warn("upstream stream truncated", "upstream", upName)
-		case err != nil:
-			log.Warn("stream relay ended with an error", "upstream", upName, "err", err)
-		}
-		closeStream(resp, err)
-		fasthttp.ReleaseResponse(resp)
-	})
+	ctx.Response.SetBodyStream(&interceptedBody{s: s, x: x, resp: resp, upstream: upstream, ex: ex, headersAt: time.Now()}, -1)
 }
 
 // writeUpstreamError answers a failed upstream exchange before any byte of
@@ -251,6 +203,8 @@ type releasingReader struct {
 	resp *fasthttp.Response
 	rt   *runtime
 	err  error
+	// onClose, when set, runs once the body is closed.
+	onClose func()
 }
 
 func (rr *releasingReader) Read(p []byte) (int, error) {
@@ -266,6 +220,9 @@ func (rr *releasingReader) Close() error {
 		closeStream(rr.resp, rr.err)
 		fasthttp.ReleaseResponse(rr.resp)
 		rr.resp = nil
+		if rr.onClose != nil {
+			rr.onClose()
+		}
 		rr.rt.leave()
 	}
 	return nil

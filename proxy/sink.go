@@ -1,29 +1,41 @@
 package proxy
 
 import (
-	"bufio"
+	"io"
 	"sync"
 )
 
-// flushSink is the client side of a streamed response. Its errors are
-// wrapped in sinkError so the proxy can tell a client that left from an
-// upstream that failed.
-type flushSink struct {
-	w            *bufio.Writer
+// chunkSink is the client side of an intercepted stream. The interceptor
+// writes frames and flushes after each upstream read; the frames gather in
+// a pooled buffer and leave as one chunk, written and flushed to the
+// connection by fasthttp's chunk writer. Between flushes of an idle stream
+// it holds no buffer at all.
+//
+// Write never fails: a client that left shows at the next Flush, as a
+// sinkError, so the proxy can tell it from an upstream that failed.
+type chunkSink struct {
+	w            io.Writer
+	buf          *[]byte
 	onFirstFlush func()
 	flushed      bool
 }
 
-func (s *flushSink) Write(p []byte) (int, error) {
-	n, err := s.w.Write(p)
-	if err != nil {
-		return n, &sinkError{err}
+func (s *chunkSink) Write(p []byte) (int, error) {
+	if s.buf == nil {
+		s.buf = sinkBuffers.Get().(*[]byte)
 	}
-	return n, nil
+	*s.buf = append(*s.buf, p...)
+	return len(p), nil
 }
 
-func (s *flushSink) Flush() error {
-	if err := s.w.Flush(); err != nil {
+// Flush sends what was written since the last flush as one chunk.
+func (s *chunkSink) Flush() error {
+	if s.buf == nil {
+		return nil
+	}
+	_, err := s.w.Write(*s.buf)
+	s.release()
+	if err != nil {
 		return &sinkError{err}
 	}
 	if !s.flushed && s.onFirstFlush != nil {
@@ -33,21 +45,30 @@ func (s *flushSink) Flush() error {
 	return nil
 }
 
+// release hands the buffer back, unless one huge event grew it.
+func (s *chunkSink) release() {
+	if s.buf == nil {
+		return
+	}
+	if cap(*s.buf) <= maxPooledSinkBuffer {
+		*s.buf = (*s.buf)[:0]
+		sinkBuffers.Put(s.buf)
+	}
+	s.buf = nil
+}
+
 // sinkError is a failed write to the client: the client is gone.
 type sinkError struct{ err error }
 
 func (e *sinkError) Error() string { return "writing to client: " + e.err.Error() }
 func (e *sinkError) Unwrap() error { return e.err }
 
-// relayBufferSize is one read from an upstream stream; events larger than
-// this simply take several reads.
-const relayBufferSize = 32 << 10
+// maxPooledSinkBuffer keeps a buffer grown by one large event out of the
+// pool, so the pool's buffers stay small.
+const maxPooledSinkBuffer = 64 << 10
 
-// buffers are pooled as *[]byte so that Put does not allocate.
-var buffers = sync.Pool{New: func() any {
-	b := make([]byte, relayBufferSize)
+// sinkBuffers are pooled as *[]byte so that Put does not allocate.
+var sinkBuffers = sync.Pool{New: func() any {
+	b := make([]byte, 0, 4<<10)
 	return &b
 }}
-
-func getBuffer() *[]byte  { return buffers.Get().(*[]byte) }
-func putBuffer(b *[]byte) { buffers.Put(b) }
