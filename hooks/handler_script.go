@@ -79,6 +79,12 @@ type scriptCall struct {
 	state atomic.Int32
 }
 
+// scriptCalls recycles scriptCall and its reply channel. A call goes back
+// only once its caller has received the reply: the runtime's goroutine
+// touches a call for the last time when it sends the reply. An abandoned
+// call is left to the garbage collector, since its reply comes later.
+var scriptCalls = sync.Pool{New: func() any { return &scriptCall{reply: make(chan scriptReply, 1)} }}
+
 var _ Handler = (*scriptHandler)(nil)
 var _ Closer = (*scriptHandler)(nil)
 
@@ -312,19 +318,23 @@ func (s *scriptHandler) Handle(ctx context.Context, ev *Event) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	c := &scriptCall{ev: ev, reply: make(chan scriptReply, 1)}
+	c := scriptCalls.Get().(*scriptCall)
+	c.ev = ev
+	c.state.Store(0)
 	vm.jobs <- c // never blocks: an idle runtime's goroutine waits for work
+	var r scriptReply
 	select {
-	case r := <-c.reply:
-		return r.res, r.err
+	case r = <-c.reply:
 	case <-ctx.Done():
-		if !c.state.CompareAndSwap(0, 2) {
-			r := <-c.reply // finished just now
-			return r.res, r.err
+		if c.state.CompareAndSwap(0, 2) {
+			vm.rt.Interrupt("deadline")
+			return Result{}, fmt.Errorf("script interrupted: %w", ctx.Err())
 		}
-		vm.rt.Interrupt("deadline")
-		return Result{}, fmt.Errorf("script interrupted: %w", ctx.Err())
+		r = <-c.reply // finished just now
 	}
+	c.ev = nil
+	scriptCalls.Put(c)
+	return r.res, r.err
 }
 
 // call runs one event through the script. clean is false when the runtime
