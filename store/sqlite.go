@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -77,7 +78,7 @@ func openSQLite(ctx context.Context, path string, busy time.Duration) (*sqliteBa
 	w.SetConnMaxIdleTime(0)
 	// The writer comes up first: it switches the file to WAL before any
 	// reader opens it.
-	if err := w.PingContext(ctx); err != nil {
+	if err := pingSwitchingToWAL(ctx, w, busy); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
@@ -91,6 +92,30 @@ func openSQLite(ctx context.Context, path string, busy time.Duration) (*sqliteBa
 	r.SetMaxIdleConns(readers)
 	return newSQLiteBackend(w, r), nil
 }
+
+// pingSwitchingToWAL opens the writer's connection, whose pragmas switch
+// a new file to WAL. Two processes (or stores) doing so at once on a fresh
+// file can each hold a shared lock the other's switch waits for: SQLite
+// answers SQLITE_BUSY at once instead of calling the busy handler, so the
+// open is retried, within the busy timeout.
+func pingSwitchingToWAL(ctx context.Context, w *sql.DB, busy time.Duration) error {
+	deadline := time.Now().Add(busy)
+	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
+		err := w.PingContext(ctx)
+		var coded interface{ Code() int }
+		if err == nil || !errors.As(err, &coded) || coded.Code()&0xff != sqliteBusy || time.Now().Add(wait).After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+	}
+}
+
+// sqliteBusy is SQLITE_BUSY, the primary result code of a lock not taken.
+const sqliteBusy = 5
 
 func (b *sqliteBackend) reader() querier { return sqlQuerier{r: b.r, cache: b.rc} }
 
