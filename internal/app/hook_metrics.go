@@ -10,15 +10,31 @@ import (
 // costs and decides. Labels are hook ids, event names and decisions, all
 // from the operator's configuration: never keys, arguments, prompts or
 // session ids.
+//
+// It is also a hooks.BreakerRecorder: each change of an http or prompt
+// hook's circuit breaker sets hookgate_hook_breaker_state{hook} and each
+// opening counts in hookgate_hook_breaker_opened_total{hook}. A hook's
+// series appear with its breaker's first change (a breaker that never
+// changed is closed).
 type hookMetrics struct {
-	duration *prometheus.HistogramVec
-	decision *prometheus.CounterVec
-	dropped  *prometheus.CounterVec
-	stripped *prometheus.CounterVec
-	next     hooks.Recorder
+	duration     *prometheus.HistogramVec
+	decision     *prometheus.CounterVec
+	dropped      *prometheus.CounterVec
+	stripped     *prometheus.CounterVec
+	breakerState *prometheus.GaugeVec
+	breakerOpens *prometheus.CounterVec
+	next         hooks.Recorder
 }
 
-var _ hooks.Recorder = (*hookMetrics)(nil)
+var (
+	_ hooks.Recorder        = (*hookMetrics)(nil)
+	_ hooks.BreakerRecorder = (*hookMetrics)(nil)
+)
+
+// breakerStates are the values of hookgate_hook_breaker_state for the
+// states hooks.BreakerRecorder reports: the higher, the less the hook's
+// server is asked.
+var breakerStates = map[string]float64{"closed": 0, "half-open": 1, "open": 2}
 
 func newHookMetrics(reg prometheus.Registerer, next hooks.Recorder) *hookMetrics {
 	m := &hookMetrics{
@@ -39,9 +55,17 @@ func newHookMetrics(reg prometheus.Registerer, next hooks.Recorder) *hookMetrics
 			Name: "hookgate_mutations_stripped_total",
 			Help: "Rewrites a hook was not allowed to make, by hook.",
 		}, []string{"hook"}),
+		breakerState: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "hookgate_hook_breaker_state",
+			Help: "State of an http or prompt hook's circuit breaker: 0 closed, 1 half-open (one probe goes through), 2 open (calls fail at once).",
+		}, []string{"hook"}),
+		breakerOpens: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hookgate_hook_breaker_opened_total",
+			Help: "Times a hook's circuit breaker opened, after failures in a row or a failed probe.",
+		}, []string{"hook"}),
 		next: next,
 	}
-	reg.MustRegister(m.duration, m.decision, m.dropped, m.stripped)
+	reg.MustRegister(m.duration, m.decision, m.dropped, m.stripped, m.breakerState, m.breakerOpens)
 	return m
 }
 
@@ -64,5 +88,21 @@ func (m *hookMetrics) MutationStripped(hookID string, fields []string) {
 	m.stripped.WithLabelValues(hookID).Inc()
 	if m.next != nil {
 		m.next.MutationStripped(hookID, fields)
+	}
+}
+
+// BreakerStateChanged records a change of hookID's breaker and passes it
+// on to next when next hears of breakers too. It runs under the breaker's
+// lock, so it only sets a gauge and a counter. A state it does not know is
+// not exported (no guessed value), but still passed on.
+func (m *hookMetrics) BreakerStateChanged(hookID, state string) {
+	if v, ok := breakerStates[state]; ok {
+		m.breakerState.WithLabelValues(hookID).Set(v)
+	}
+	if state == "open" {
+		m.breakerOpens.WithLabelValues(hookID).Inc()
+	}
+	if br, ok := m.next.(hooks.BreakerRecorder); ok {
+		br.BreakerStateChanged(hookID, state)
 	}
 }
