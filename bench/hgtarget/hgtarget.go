@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -144,11 +145,23 @@ func Start(o Options, upstreamURL string, sc *bench.Scenario) (string, func(), e
 	return a.URL(), stopAll, nil
 }
 
+// benchAdmissionLimit is the bound the benchmark gives hookgate's
+// admission limits on streams and hook executions
+// (limits.max_concurrent_streams, limits.max_concurrent_hooks; defaults
+// 1024 and 512). The open-loop runner keeps up to a quarter of the file
+// limit in flight (2000 where that limit is not known, at most 2^18), and
+// every one of those requests may be a stream running hooks: at the
+// defaults a busy phase would measure hookgate's 503s, not its latency.
+// 2^20 covers the runner's own cap, so no benchmarked request is refused
+// for admission; what a Limit costs does not grow with its bound.
+const benchAdmissionLimit = 1 << 20
+
 // Document builds the configuration hookgate runs for one scenario: base
 // with its listeners on free loopback ports, every upstream aimed at
 // upstreamURL without a credential (one openai upstream when base has
-// none), no tenants, and hooks as the hooks snippet (a YAML list; empty
-// means none).
+// none), no tenants, the admission limits on streams and hook executions
+// raised to benchAdmissionLimit (a higher bound in base is kept), and
+// hooks as the hooks snippet (a YAML list; empty means none).
 func Document(base []byte, upstreamURL, hooksYAML string, notes io.Writer) ([]byte, error) {
 	var doc yaml.Node
 	if len(strings.TrimSpace(string(base))) > 0 {
@@ -189,6 +202,7 @@ func Document(base []byte, upstreamURL, hooksYAML string, notes io.Writer) ([]by
 		fmt.Fprintf(notes, "note: the configuration's %d tenants are left out of the benchmark (their requests need virtual keys); their hooks files are not measured\n", len(t.Content))
 	}
 	deleteKey(root, "tenants")
+	raiseAdmissionLimits(root, notes)
 
 	hooksNode := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
 	if strings.TrimSpace(hooksYAML) != "" {
@@ -226,6 +240,32 @@ func WithStore(docYAML []byte, path string, notes io.Writer) ([]byte, error) {
 	setKey(st, "path", scalar(path))
 	setKey(root, "store", st)
 	return yaml.Marshal(&doc)
+}
+
+// raiseAdmissionLimits sets limits.max_concurrent_streams and
+// limits.max_concurrent_hooks in the configuration root to
+// benchAdmissionLimit, so that the benchmark measures latency, not
+// admission (see benchAdmissionLimit). A bound base sets lower is named in
+// a note; limits.max_pending_approvals is left alone (an approval gate
+// answered by no one is not a latency to measure).
+func raiseAdmissionLimits(root *yaml.Node, notes io.Writer) {
+	limits := getKey(root, "limits")
+	if limits == nil || limits.Kind != yaml.MappingNode {
+		limits = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+		setKey(root, "limits", limits)
+	}
+	for _, key := range []string{"max_concurrent_streams", "max_concurrent_hooks"} {
+		if v := getKey(limits, key); v != nil && v.Kind == yaml.ScalarNode {
+			n, err := strconv.Atoi(v.Value)
+			if err == nil && n >= benchAdmissionLimit {
+				continue
+			}
+			if err == nil && n > 0 {
+				fmt.Fprintf(notes, "note: limits.%s (%d) is raised to %d for the benchmark, which measures latency, not admission\n", key, n, benchAdmissionLimit)
+			}
+		}
+		setKey(limits, key, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(benchAdmissionLimit)})
+	}
 }
 
 func scalar(v string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v} }

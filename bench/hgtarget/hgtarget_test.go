@@ -58,8 +58,9 @@ func TestHookScenariosThroughHookgate(t *testing.T) {
 }
 
 // Document aims the upstreams at the mock, frees the listeners, drops
-// tenants and credentials, and sets the hooks; the result is a valid
-// configuration that keeps the rest of the user's settings.
+// tenants and credentials, raises the admission limits on streams and
+// hooks, and sets the hooks; the result is a valid configuration that
+// keeps the rest of the user's settings.
 func TestDocument(t *testing.T) {
 	base := `listen: 0.0.0.0:8787
 admin: {listen: 0.0.0.0:8788}
@@ -70,6 +71,7 @@ upstreams:
     api_key_env: SOME_KEY
 interception:
   context_position: append
+limits: {max_concurrent_streams: 10, max_pending_approvals: 3}
 tenants:
   - id: team-a
     key_hashes: ["` + strings.Repeat("a", 64) + `"]
@@ -105,5 +107,22 @@ hooks:
 	}
 	if cfg.Interception.ContextPosition != "append" {
 		t.Errorf("interception settings lost: %+v", cfg.Interception)
+	}
+	if l := cfg.Limits; l.MaxConcurrentStreams != benchAdmissionLimit || l.MaxConcurrentHooks != benchAdmissionLimit || l.MaxPendingApprovals != 3 {
+		t.Errorf("limits %+v, want streams and hooks at %d, approvals kept", l, benchAdmissionLimit)
+	}
+	if !strings.Contains(notes.String(), "limits.max_concurrent_streams (10) is raised") || strings.Contains(notes.String(), "max_concurrent_hooks") {
+		t.Errorf("notes %q: want the lowered streams bound named, and nothing about the unset hooks bound", notes.String())
+	}
+	// Without a base, the limits are raised all the same.
+	doc, err = Document(nil, "http://127.0.0.1:9", "", io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err = config.Parse(doc, "x.yaml", func(string) (string, bool) { return "", false }); err != nil {
+		t.Fatalf("%v\n%s", err, doc)
+	}
+	if cfg.Limits.MaxConcurrentStreams != benchAdmissionLimit || cfg.Limits.MaxConcurrentHooks != benchAdmissionLimit {
+		t.Errorf("no base: limits %+v", cfg.Limits)
 	}
 }
