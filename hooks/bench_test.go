@@ -3,7 +3,9 @@ package hooks
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
+	"time"
 )
 
 // nonMatching builds n pre_tool_use hooks whose regex matchers reject the
@@ -99,4 +101,33 @@ func BenchmarkDispatchScriptHook(b *testing.B) {
 			b.Fatal(out)
 		}
 	}
+}
+
+// BenchmarkScriptHookAfterIdle is BenchmarkScriptHook with the process
+// idle for 200 µs before each call, as a held tool call's hook runs after
+// a stream's quiet spell: on shared cores the caches and the scheduler's
+// threads are cold then, and a call costs several times its warm time.
+// Reported as call-p50-us and call-p90-us.
+func BenchmarkScriptHookAfterIdle(b *testing.B) {
+	h := engScript(b, `function handle(event) {
+  var cmd = event.toolInput.command || '';
+  if (cmd.indexOf('rm -rf') >= 0) { return { decision: 'block', reason: 'destructive command' }; }
+  return { decision: 'allow' };
+}`, 8)
+	ev := toolEvent("exec", map[string]any{"command": "ls -la /tmp", "cwd": "/home"})
+	ctx := context.Background()
+	var took []float64
+	for b.Loop() {
+		b.StopTimer()
+		time.Sleep(200 * time.Microsecond)
+		b.StartTimer()
+		start := time.Now()
+		if res, err := h.Handle(ctx, ev); err != nil || res.Decision != Allow {
+			b.Fatal(res, err)
+		}
+		took = append(took, float64(time.Since(start).Nanoseconds())/1000)
+	}
+	slices.Sort(took)
+	b.ReportMetric(took[len(took)/2], "call-p50-us")
+	b.ReportMetric(took[len(took)*9/10], "call-p90-us")
 }
