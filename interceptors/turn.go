@@ -2,6 +2,7 @@ package interceptors
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -52,7 +53,10 @@ type turnEditor interface {
 // session_start, user_prompt_submit, post_tool_use) once per session and
 // re-applies what they contributed, so that the body sent upstream carries
 // the same context on every resend of the history. A non-empty blocked is
-// the text to answer the agent with instead of forwarding.
+// the text to answer the agent with instead of forwarding. A hook that
+// hookgate could not run for want of a slot (limits.max_concurrent_hooks)
+// is no verdict on the prompt: the request is refused with a 503 to retry
+// (overloaded), not answered as blocked.
 func (c *Chat) prepareTurn(ctx context.Context, x *exchangeState, t *turn, ed turnEditor, body []byte) (out []byte, blocked string, err error) {
 	if !c.requestSide() {
 		// Nothing to fire or re-apply: the session is not even looked up
@@ -65,6 +69,9 @@ func (c *Chat) prepareTurn(ctx context.Context, x *exchangeState, t *turn, ed tu
 
 	if x.id.parent != "" && fresh && !sess.SubagentStarted && c.has(hooks.SubagentStart) {
 		o := x.dispatch(ctx, x.id.event(hooks.SubagentStart, "start"))
+		if err := overloaded(o); err != nil {
+			return nil, "", err
+		}
 		if o.Blocked() {
 			return nil, fmt.Sprintf("[hookgate] subagent blocked by %s: %s", o.HookID, o.Reason), nil
 		}
@@ -74,6 +81,9 @@ func (c *Chat) prepareTurn(ctx context.Context, x *exchangeState, t *turn, ed tu
 	if fresh && !sess.Started {
 		if c.has(hooks.SessionStart) {
 			o := x.dispatch(ctx, x.id.event(hooks.SessionStart, "start"))
+			if err := overloaded(o); err != nil {
+				return nil, "", err
+			}
 			if o.Failed() {
 				return nil, "", hookFailed(o)
 			}
@@ -88,6 +98,9 @@ func (c *Chat) prepareTurn(ctx context.Context, x *exchangeState, t *turn, ed tu
 			ev := x.id.event(hooks.UserPromptSubmit, key)
 			ev.Prompt = t.Users[n-1].Text
 			o := x.dispatch(ctx, ev)
+			if err := overloaded(o); err != nil {
+				return nil, "", err
+			}
 			if o.Blocked() {
 				// Not remembered: the same prompt sent again is judged again.
 				return nil, o.Reason, nil
@@ -107,6 +120,9 @@ func (c *Chat) prepareTurn(ctx context.Context, x *exchangeState, t *turn, ed tu
 				ev.Metadata = withMetadata(ev.Metadata, "toolCallAt", at.UTC().Format(time.RFC3339Nano))
 			}
 			o := x.dispatch(ctx, ev)
+			if err := overloaded(o); err != nil {
+				return nil, "", err
+			}
 			if o.Failed() {
 				return nil, "", hookFailed(o)
 			}
@@ -225,4 +241,28 @@ func withMetadata(md map[string]any, key string, value any) map[string]any {
 func hookFailed(out hooks.Outcome) error {
 	return &RequestError{Status: 503, Type: "server_error", Code: "hook_failed",
 		Message: fmt.Sprintf("hook %s failed and its contribution is required (on_timeout: fail): %s", out.HookID, out.Reason), Err: out.Cause}
+}
+
+// overloaded is the answer when a request-side event's hooks were refused
+// by an admission limit (a *hooks.OverloadError cause, from
+// limits.max_concurrent_hooks): the request passed the door check but
+// found the pool full a moment later. Nothing was judged, so the agent
+// gets a 503 (with Retry-After) to retry, as at the door, instead of a
+// blocked prompt or a failed hook. Nil when the outcome is anything else.
+//
+// The error carries no cause: the refusal is counted in
+// hookgate_admission_refused_total, and a warning per refused request
+// would flood the log just when the machine is busiest (the engine logs
+// these at debug level).
+func overloaded(o hooks.Outcome) error {
+	var over *hooks.OverloadError
+	if (!o.Blocked() && !o.Failed()) || !errors.As(o.Cause, &over) {
+		return nil
+	}
+	at := fmt.Sprintf("hookgate is at %s (%d)", over.Limit, over.Max)
+	if over.Limit == "limits.max_concurrent_hooks" {
+		at = fmt.Sprintf("hookgate is running its limit of %d hooks at once (%s)", over.Max, over.Limit)
+	}
+	return &RequestError{Status: 503, Type: "server_error", Code: "hook_limit_reached",
+		Message: at + ", so hook " + o.HookID + " could not run and nothing was forwarded; retry shortly"}
 }
