@@ -69,6 +69,10 @@ func wantsStream(req *fasthttp.Request, body []byte) bool {
 	// gjson skips to the first brace it finds: a body that is not an
 	// object (a file upload) is not searched for one.
 	body = bytes.TrimLeft(body, " \t\r\n")
+	if !bytes.Contains(body, []byte("stream")) && !bytes.Contains(body, []byte(`\u`)) {
+		// No key "stream", spelled plainly or escaped: nothing to parse.
+		return false
+	}
 	return len(body) > 0 && body[0] == '{' && gjson.GetBytes(body, "stream").Type == gjson.True
 }
 

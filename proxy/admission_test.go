@@ -19,6 +19,7 @@ func TestWantsStream(t *testing.T) {
 		{"no stream", "/v1/chat/completions", "", `{"model":"m"}`, false},
 		{"nested stream", "/v1/chat/completions", "", `{"metadata":{"stream":true}}`, false},
 		{"string true", "/v1/chat/completions", "", `{"stream":"true"}`, false},
+		{"escaped key", "/v1/chat/completions", "", `{"model":"m","\u0073tream":true}`, true},
 		{"not an object", "/v1/files", "", `--boundary {"stream":true}`, false},
 		{"accept", "/v1/responses/r1", "text/event-stream", ``, true},
 		{"query", "/v1/responses/r1?stream=true", "", ``, true},

@@ -51,9 +51,12 @@ func (s *Server) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ex 
 	isSSE := bytes.HasPrefix(resp.Header.ContentType(), []byte("text/event-stream"))
 	success := status >= 200 && status < 300
 
-	if ex == nil || !success {
+	if ex == nil || !success || (!isSSE && passesPlainThrough(ex)) {
 		// Passthrough: bytes as they came, flushed as they arrive, with the
 		// upstream's status and headers (Retry-After included).
+		if ex != nil && success {
+			s.metrics.overhead(x.before)
+		}
 		return s.relayRaw(ctx, x, resp, stream, isSSE)
 	}
 
@@ -93,6 +96,13 @@ func (s *Server) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ex 
 	ctx.SetBody(out)
 	s.metrics.overhead(own)
 	return false
+}
+
+// passesPlainThrough reports whether the exchange would return a plain
+// response unchanged, so that it need not be read into memory.
+func passesPlainThrough(ex interceptors.Exchange) bool {
+	p, ok := ex.(interceptors.PlainPassthrough)
+	return ok && p.PassesPlainThrough()
 }
 
 // timing reads an exchange's hook time and stream work, when it keeps them.
