@@ -16,6 +16,15 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	// `hookgate validate FILE` reads FILE, as --config FILE does.
+	switch fs.NArg() {
+	case 0:
+	case 1:
+		*path = fs.Arg(0)
+	default:
+		fmt.Fprintf(stderr, "validate takes one configuration file, got %d arguments\n", fs.NArg())
+		return 2
+	}
 	cfg, err := config.Load(*path)
 	if err != nil {
 		fmt.Fprintln(stderr, err)

@@ -130,6 +130,9 @@ func (a *App) Reload(cfg *config.Config) error {
 	}
 	a.limits.apply(cfg)
 	a.current.Store(pol)
+	if m, ok := a.services.recorder.(*hookMetrics); ok {
+		m.breakersReset()
+	}
 	a.hooksConfigured(pol)
 	a.reloads.WithLabelValues("applied").Inc()
 	return nil

@@ -106,3 +106,8 @@ func (m *hookMetrics) BreakerStateChanged(hookID, state string) {
 		br.BreakerStateChanged(hookID, state)
 	}
 }
+
+// breakersReset forgets every breaker's state: a reload builds new hooks
+// whose breakers start closed, so a gauge left at open would be stale.
+// Breakers report again from their next change.
+func (m *hookMetrics) breakersReset() { m.breakerState.Reset() }

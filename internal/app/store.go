@@ -79,12 +79,15 @@ func (p *Persistence) HooksConfigured(ctx context.Context, configured []hooks.Ho
 }
 
 // DetachRemovedHooks sets hook_id to NULL on the executions of hooks that
-// are not in configured.
+// are not in configured (hookgate's own, hooks.IncidentHookID, excepted).
 func DetachRemovedHooks(ctx context.Context, st *store.Store, configured []hooks.HookInfo) error {
-	ids := make([]string, len(configured))
+	// hookgate's own records (a truncated stream) keep their id: it is
+	// never configured, and never removed.
+	ids := make([]string, len(configured), len(configured)+1)
 	for i, h := range configured {
 		ids[i] = h.ID
 	}
+	ids = append(ids, hooks.IncidentHookID)
 	if _, err := st.DetachRemovedHooks(ctx, ids); err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}
