@@ -91,83 +91,124 @@ func (r *MessagesRequest) ToolResult(id string) (string, bool) {
 // ErrInvalidJSON for a body that is not a JSON object, repeats a key, or
 // has a messages member that is not an array or a system that is neither a
 // string nor a list of blocks.
+//
+// Each object is read in one pass (json_doc.go); the values are those
+// gjson's Get would give, oddities included (a block that is not an
+// object is counted and read as empty; tools given as an object are read
+// by their member values, as gjson's ForEach hands them over).
 func ParseMessagesRequest(body []byte) (*MessagesRequest, error) {
 	const what = "messages request"
-	root, err := parseBody(body, what)
+	d, err := parseDoc(body, what)
 	if err != nil {
 		return nil, err
 	}
-	msgs := root.Get("messages")
-	if msgs.Exists() && !msgs.IsArray() {
-		return nil, fmt.Errorf("%s: messages is %s, not an array: %w", what, msgs.Type, ErrInvalidJSON)
+	defer d.release()
+	var top [6]span
+	d.pick(d.root(), messagesRequestKeys, top[:])
+	model, stream, metadata, sys, msgs, tools := top[0], top[1], top[2], top[3], top[4], top[5]
+	if raw := d.raw(msgs); raw != nil && raw[0] != '[' {
+		return nil, fmt.Errorf("%s: messages is %s, not an array: %w", what, gjson.ParseBytes(raw).Type, ErrInvalidJSON)
 	}
-	sys := root.Get("system")
-	if sys.Exists() && sys.Type != gjson.Null && sys.Type != gjson.String && !sys.IsArray() {
+	if raw := d.raw(sys); raw != nil && raw[0] != '"' && raw[0] != '[' && string(raw) != "null" {
 		return nil, fmt.Errorf("%s: system is neither a string nor a list of blocks: %w", what, ErrInvalidJSON)
 	}
 	r := &MessagesRequest{
-		Model:  root.Get("model").String(),
-		Stream: root.Get("stream").Bool(),
-		UserID: root.Get("metadata.user_id").String(),
+		Model:  rawString(d.raw(model)),
+		Stream: rawBool(d.raw(stream)),
+		UserID: rawString(d.raw(d.member(metadata, "user_id"))),
 	}
-	r.System, r.SystemState = blocksText(sys, "\n\n")
-	i := 0
-	msgs.ForEach(func(_, m gjson.Result) bool {
-		msg := MessagesMessage{Role: m.Get("role").String()}
-		content := m.Get("content")
-		msg.Text, msg.ContentState = blocksText(content, "\n")
-		msg.HasText = msg.ContentState == FieldString || msg.ContentState == FieldEmpty
-		if content.IsArray() {
-			content.ForEach(func(_, b gjson.Result) bool {
+	r.System, r.SystemState = d.blocksText(sys, "\n\n")
+	var m [2]span
+	var b [8]span // messagesBlockKeys
+	var parts []string
+	for it, i := d.values(msgs), 0; ; i++ {
+		v, ok := it.next()
+		if !ok {
+			break
+		}
+		d.pick(v, messagesMessageKeys, m[:])
+		msg := MessagesMessage{Role: rawString(d.raw(m[0]))}
+		content := d.raw(m[1])
+		if content == nil || content[0] != '[' {
+			msg.Text, msg.ContentState = d.blocksText(m[1], "\n")
+			msg.HasText = msg.ContentState == FieldString || msg.ContentState == FieldEmpty
+		} else {
+			// The blocks are read once: their text, and what each is.
+			msg.ContentState = FieldOther
+			parts = parts[:0]
+			for blocks := d.values(m[1]); ; {
+				blk, ok := blocks.next()
+				if !ok {
+					break
+				}
 				msg.Blocks++
-				switch b.Get("type").String() {
+				d.pick(blk, messagesBlockKeys, b[:])
+				typ := d.raw(b[0])
+				if text := d.raw(b[1]); len(text) > 0 && text[0] == '"' && (Field{Raw: typ}).Equal("text") {
+					parts = append(parts, textOf(text))
+				}
+				switch rawString(typ) {
 				case "text":
 					msg.HasText = true
 				case "tool_use":
-					msg.ToolUses = append(msg.ToolUses, MessagesToolUse{ID: b.Get("id").String(), Name: b.Get("name").String(), Input: rawOrEmpty(b.Get("input"))})
+					msg.ToolUses = append(msg.ToolUses, MessagesToolUse{ID: rawString(d.raw(b[2])), Name: rawString(d.raw(b[3])), Input: string(d.raw(b[4]))})
 				case "tool_result":
-					text, _ := blocksText(b.Get("content"), "\n")
-					r.ToolResults = append(r.ToolResults, MessagesToolResult{ToolUseID: b.Get("tool_use_id").String(), Content: text, IsError: b.Get("is_error").Bool(), Message: i})
+					text, _ := d.blocksText(b[6], "\n")
+					r.ToolResults = append(r.ToolResults, MessagesToolResult{ToolUseID: rawString(d.raw(b[5])), Content: text, IsError: rawBool(d.raw(b[7])), Message: i})
 				}
-				return true
-			})
+			}
+			msg.Text = strings.Join(parts, "\n")
 		}
 		if msg.Role == "assistant" {
 			r.HasAssistant = true
 		}
 		r.Messages = append(r.Messages, msg)
-		i++
-		return true
-	})
-	root.Get("tools").ForEach(func(_, t gjson.Result) bool {
-		if n := t.Get("name"); n.Exists() {
-			r.ToolNames = append(r.ToolNames, n.String())
+	}
+	for it := d.values(tools); ; {
+		t, ok := it.next()
+		if !ok {
+			break
 		}
-		return true
-	})
+		if n := d.raw(d.member(t, "name")); n != nil {
+			r.ToolNames = append(r.ToolNames, rawString(n))
+		}
+	}
 	return r, nil
 }
 
+// The members ParseMessagesRequest reads, in the order of its arrays.
+var (
+	messagesRequestKeys = []string{"model", "stream", "metadata", "system", "messages", "tools"}
+	messagesMessageKeys = []string{"role", "content"}
+	messagesBlockKeys   = []string{"type", "text", "id", "name", "input", "tool_use_id", "content", "is_error"}
+)
+
 // blocksText reads a member that is a string or a list of content blocks:
 // the string, or the text of the "text" blocks joined with sep.
-func blocksText(v gjson.Result, sep string) (string, FieldState) {
+func (d *jsonDoc) blocksText(v span, sep string) (string, FieldState) {
+	raw := d.raw(v)
 	switch {
-	case !v.Exists():
+	case raw == nil:
 		return "", FieldAbsent
-	case v.Type == gjson.Null:
+	case string(raw) == "null":
 		return "", FieldNull
-	case v.Type == gjson.String && v.Str == "":
+	case string(raw) == `""`:
 		return "", FieldEmpty
-	case v.Type == gjson.String:
-		return v.Str, FieldString
-	case v.IsArray():
+	case raw[0] == '"':
+		return textOf(raw), FieldString
+	case raw[0] == '[':
 		var parts []string
-		v.ForEach(func(_, b gjson.Result) bool {
-			if t := b.Get("text"); t.Type == gjson.String && b.Get("type").Str == "text" {
-				parts = append(parts, t.Str)
+		var vals [2]span
+		for it := d.values(v); ; {
+			b, ok := it.next()
+			if !ok {
+				break
 			}
-			return true
-		})
+			d.pick(b, textPartKeys, vals[:])
+			if text := d.raw(vals[0]); len(text) > 0 && text[0] == '"' && (Field{Raw: d.raw(vals[1])}).Equal("text") {
+				parts = append(parts, textOf(text))
+			}
+		}
 		return strings.Join(parts, sep), FieldOther
 	default:
 		return "", FieldOther

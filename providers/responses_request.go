@@ -80,106 +80,137 @@ func (r *ResponsesRequest) SystemText() string {
 // ParseResponsesRequest reads a Responses request. It fails with
 // ErrInvalidJSON for a body that is not a JSON object, repeats a key, or
 // has an input that is neither a string nor an array.
+//
+// Each object is read in one pass (json_doc.go); the values are those
+// gjson's Get would give, oddities included (an input item that is not an
+// object is an item of no type; tools given as an object are read by
+// their member values, as gjson's ForEach hands them over).
 func ParseResponsesRequest(body []byte) (*ResponsesRequest, error) {
-	root, err := parseBody(body, "responses request")
+	const what = "responses request"
+	d, err := parseDoc(body, what)
 	if err != nil {
 		return nil, err
 	}
+	defer d.release()
+	var top [10]span
+	d.pick(d.root(), responsesRequestKeys, top[:])
 	r := &ResponsesRequest{
-		Model:              root.Get("model").String(),
-		Stream:             root.Get("stream").Bool(),
-		Background:         root.Get("background").Bool(),
-		User:               root.Get("user").String(),
-		PreviousResponseID: root.Get("previous_response_id").String(),
+		Model:              rawString(d.raw(top[0])),
+		Stream:             rawBool(d.raw(top[1])),
+		Background:         rawBool(d.raw(top[2])),
+		User:               rawString(d.raw(top[3])),
+		PreviousResponseID: rawString(d.raw(top[4])),
 	}
 	if r.User == "" {
-		r.User = root.Get("safety_identifier").String()
+		r.User = rawString(d.raw(top[5]))
 	}
-	if c := root.Get("conversation"); c.Type == gjson.String {
-		r.Conversation = c.Str
-	} else if c.IsObject() {
-		r.Conversation = c.Get("id").String()
+	switch c := d.raw(top[6]); {
+	case c == nil:
+	case c[0] == '"':
+		r.Conversation = textOf(c)
+	case c[0] == '{':
+		r.Conversation = rawString(d.raw(d.member(top[6], "id")))
 	}
-	switch ins := root.Get("instructions"); {
-	case !ins.Exists():
+	switch ins := d.raw(top[7]); {
+	case ins == nil:
 		r.InstructionsState = FieldAbsent
-	case ins.Type == gjson.Null:
+	case string(ins) == "null":
 		r.InstructionsState = FieldNull
-	case ins.Type == gjson.String:
-		r.Instructions, r.InstructionsState = ins.Str, FieldString
-		if ins.Str == "" {
-			r.InstructionsState = FieldEmpty
-		}
+	case string(ins) == `""`:
+		r.InstructionsState = FieldEmpty
+	case ins[0] == '"':
+		r.Instructions, r.InstructionsState = textOf(ins), FieldString
 	default:
 		r.InstructionsState = FieldOther
 	}
-	switch in := root.Get("input"); {
-	case in.Type == gjson.String:
+	switch in := d.raw(top[8]); {
+	case in == nil, string(in) == "null":
+	case in[0] == '"':
 		r.InputString = true
-		r.Input = []ResponsesInputItem{{Pos: InputStringPos, Type: "message", Role: "user", Text: in.Str}}
-	case in.IsArray():
-		pos := 0
-		in.ForEach(func(_, v gjson.Result) bool {
-			r.Input = append(r.Input, readInputItem(pos, v))
-			pos++
-			return true
-		})
-	case in.Exists() && in.Type != gjson.Null:
-		return nil, fmt.Errorf("responses request: input is %s, neither a string nor an array: %w", in.Type, ErrInvalidJSON)
+		r.Input = []ResponsesInputItem{{Pos: InputStringPos, Type: "message", Role: "user", Text: textOf(in)}}
+	case in[0] == '[':
+		var item [8]span // responsesItemKeys
+		for it, pos := d.values(top[8]), 0; ; pos++ {
+			v, ok := it.next()
+			if !ok {
+				break
+			}
+			d.pick(v, responsesItemKeys, item[:])
+			r.Input = append(r.Input, d.inputItem(pos, &item))
+		}
+	default:
+		return nil, fmt.Errorf("%s: input is %s, neither a string nor an array: %w", what, gjson.ParseBytes(in).Type, ErrInvalidJSON)
 	}
-	root.Get("tools").ForEach(func(_, t gjson.Result) bool {
-		r.ToolTypes = append(r.ToolTypes, t.Get("type").String())
-		return true
-	})
+	for it := d.values(top[9]); ; {
+		t, ok := it.next()
+		if !ok {
+			break
+		}
+		r.ToolTypes = append(r.ToolTypes, rawString(d.raw(d.member(t, "type"))))
+	}
 	return r, nil
 }
 
-func readInputItem(pos int, v gjson.Result) ResponsesInputItem {
-	it := ResponsesInputItem{Pos: pos, Type: v.Get("type").String(), Role: v.Get("role").String()}
+// The members ParseResponsesRequest reads, in the order of its arrays.
+var (
+	responsesRequestKeys = []string{"model", "stream", "background", "user", "previous_response_id", "safety_identifier", "conversation", "instructions", "input", "tools"}
+	responsesItemKeys    = []string{"type", "role", "content", "call_id", "name", "arguments", "input", "output"}
+)
+
+// inputItem reads an input item from its members (responsesItemKeys).
+func (d *jsonDoc) inputItem(pos int, m *[8]span) ResponsesInputItem {
+	it := ResponsesInputItem{Pos: pos, Type: rawString(d.raw(m[0])), Role: rawString(d.raw(m[1]))}
 	if it.Type == "" && it.Role != "" {
 		it.Type = "message"
 	}
 	switch it.Type {
 	case "message":
-		it.Text, _ = inputText(v.Get("content"))
+		it.Text = d.inputText(m[2])
 	case "function_call", "custom_tool_call":
 		it.Kind = ResponsesCallKindOf([]byte(it.Type))
-		it.CallID, it.Name = v.Get("call_id").String(), v.Get("name").String()
-		if in := v.Get(it.Kind.Member()); in.Type == gjson.String {
-			it.Input = in.Str
-		} else if in.Exists() && in.Type != gjson.Null {
-			it.Input = in.Raw
+		it.CallID, it.Name = rawString(d.raw(m[3])), rawString(d.raw(m[4]))
+		in := m[5]
+		if it.Kind == CustomToolCall {
+			in = m[6]
 		}
+		it.Input = rawValueText(d.raw(in))
 	case "function_call_output", "custom_tool_call_output":
 		it.OutputKind = FunctionCall
 		if it.Type == "custom_tool_call_output" {
 			it.OutputKind = CustomToolCall
 		}
-		it.CallID = v.Get("call_id").String()
-		it.Output, _ = inputText(v.Get("output"))
+		it.CallID = rawString(d.raw(m[3]))
+		it.Output = d.inputText(m[7])
 	}
 	return it
 }
 
 // inputText reads a content or output member: a string, or an array of
 // parts whose text parts (input_text, output_text, text) are joined with
-// "\n". ok is false for other forms.
-func inputText(v gjson.Result) (string, bool) {
+// "\n"; "" for other forms.
+func (d *jsonDoc) inputText(v span) string {
+	raw := d.raw(v)
 	switch {
-	case v.Type == gjson.String:
-		return v.Str, true
-	case v.IsArray():
+	case raw == nil:
+		return ""
+	case raw[0] == '"':
+		return textOf(raw)
+	case raw[0] == '[':
 		var parts []string
-		v.ForEach(func(_, p gjson.Result) bool {
-			switch p.Get("type").Str {
-			case "input_text", "output_text", "text":
-				parts = append(parts, p.Get("text").Str)
+		var vals [2]span
+		for it := d.values(v); ; {
+			p, ok := it.next()
+			if !ok {
+				break
 			}
-			return true
-		})
-		return strings.Join(parts, "\n"), true
+			d.pick(p, textPartKeys, vals[:])
+			if typ := (Field{Raw: d.raw(vals[1])}); typ.Equal("input_text") || typ.Equal("output_text") || typ.Equal("text") {
+				parts = append(parts, textOf(d.raw(vals[0])))
+			}
+		}
+		return strings.Join(parts, "\n")
 	}
-	return "", false
+	return ""
 }
 
 // InjectInstructions returns a copy of body whose instructions carry text:
