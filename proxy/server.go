@@ -73,13 +73,14 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		Name:                  "hookgate",
 		NoDefaultServerHeader: true,
 		MaxRequestBodySize:    int(cfg.Limits.MaxRequestBytes),
-		ReadBufferSize:        16 << 10,
-		// Between requests and while a response streams, a connection keeps
-		// no read buffer (hookgate reads each request whole): 16 KiB less
-		// per open stream.
-		ReduceMemoryUsage: true,
-		CloseOnShutdown:   true,
-		Logger:            fasthttpLogger{s.log},
+		// The read buffer bounds a request's headers (its body is read
+		// apart), and a connection keeps it while its response streams:
+		// 8 KiB, as common servers allow, keeps an idle stream small.
+		// ReduceMemoryUsage would drop it between requests too, but costs
+		// a one-byte read per request on keep-alive connections.
+		ReadBufferSize:  8 << 10,
+		CloseOnShutdown: true,
+		Logger:          fasthttpLogger{s.log},
 	}
 	return s, nil
 }
@@ -124,6 +125,9 @@ func (s *Server) handleServerError(ctx *fasthttp.RequestCtx, err error) {
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		status, code = fasthttp.StatusRequestEntityTooLarge, "request_too_large"
 		msg = fmt.Sprintf("request body exceeds hookgate's limit of %d bytes (limits.max_request_bytes)", s.srv.MaxRequestBodySize)
+	case errors.As(err, new(*fasthttp.ErrSmallBuffer)):
+		status, code = fasthttp.StatusRequestHeaderFieldsTooLarge, "request_headers_too_large"
+		msg = fmt.Sprintf("the request's headers exceed hookgate's limit of %d bytes", s.srv.ReadBufferSize)
 	case isTimeout(err):
 		status, code, msg = fasthttp.StatusRequestTimeout, "request_timeout", "timed out reading the request"
 	default:
