@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hookgate/hookgate/hooks"
@@ -48,17 +49,21 @@ type chatStream struct {
 
 // choiceState is one choice of the response.
 type choiceState struct {
-	index        int
-	asm          *providers.ToolCallAssembler
-	calls        []*heldCall // by ordinal
-	finished     bool
-	blocked      int
-	survived     int
-	shifted      bool   // a call of this choice was blocked: later ones are re-indexed
-	text         []byte // what the client was shown: upstream text and notes
-	said         []byte // the upstream's text alone
-	notes        []string
-	blockedCalls []*heldCall
+	index    int
+	asm      *providers.ToolCallAssembler
+	calls    []*heldCall // by ordinal
+	finished bool
+	blocked  int
+	survived int
+	shifted  bool // a call of this choice was blocked: later ones are re-indexed
+	// spoke and endsLine track what the client was shown (text and notes)
+	// whether or not the text itself is kept, so that a block note starts
+	// on a line of its own.
+	spoke, endsLine bool
+	text            []byte // what the client was shown: upstream text and notes
+	said            []byte // the upstream's text alone
+	notes           []string
+	blockedCalls    []*heldCall
 }
 
 // heldFrame is an SSE event that carried tool-call deltas.
@@ -315,6 +320,9 @@ func (s *chatStream) onFrame(ctx context.Context, f *providers.SSEFrame) error {
 	for i := range s.chunk.Choices {
 		ch := &s.chunk.Choices[i]
 		cs := s.choice(ch.Index)
+		if ch.HasContent() {
+			cs.spoke, cs.endsLine = true, ch.Content.EndsWithNewline()
+		}
 		if ch.HasContent() && s.keepText {
 			text := ch.Content.AppendText(nil)
 			cs.text = appendCapped(cs.text, text, maxAnswerText)
@@ -635,9 +643,10 @@ func (s *chatStream) queueCarriedFinish(c *heldCall) {
 
 // writeNote shows the agent a note in the answer's text.
 func (s *chatStream) writeNote(cs *choiceState, template []byte, note string) error {
-	if len(cs.text) > 0 && cs.text[len(cs.text)-1] != '\n' {
+	if cs.spoke && !cs.endsLine {
 		note = "\n" + note
 	}
+	cs.spoke, cs.endsLine = true, strings.HasSuffix(note, "\n")
 	chunk, err := providers.EncodeContentChunk(template, cs.index, note)
 	if err != nil {
 		return s.fail("hookgate_error", "hookgate could not encode a block note", err)
