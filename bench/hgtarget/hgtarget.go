@@ -14,7 +14,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -26,7 +25,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/hookgate/hookgate/bench"
-	"github.com/hookgate/hookgate/config"
 	"github.com/hookgate/hookgate/internal/app"
 )
 
@@ -78,71 +76,28 @@ func Target(o Options) bench.Target {
 }
 
 // Start starts hookgate in front of upstreamURL with sc's hooks and
-// returns its base URL and a function that stops it.
+// returns its base URL and a function that stops it. A scenario whose
+// hooks name ${POLICY_URL} gets a policy server on loopback, stopped with
+// hookgate.
 func Start(o Options, upstreamURL string, sc *bench.Scenario) (string, func(), error) {
-	var stops []func()
-	stopAll := func() {
-		for i := len(stops) - 1; i >= 0; i-- {
-			stops[i]()
-		}
-	}
 	vars := map[string]string{}
+	stopPolicy := func() {}
 	if strings.Contains(sc.Hooks, "${"+bench.PolicyURLVar+"}") {
 		url, stop, err := StartPolicyServer()
 		if err != nil {
 			return "", nil, err
 		}
-		stops = append(stops, stop)
-		vars[bench.PolicyURLVar] = url
+		vars[bench.PolicyURLVar], stopPolicy = url, stop
 	}
-	storeDir, err := os.MkdirTemp("", "hookgate-bench-store-")
+	a, stop, err := startApp(o, upstreamURL, sc, vars)
 	if err != nil {
-		stopAll()
-		return "", nil, fmt.Errorf("hgtarget: %w", err)
+		stopPolicy()
+		return "", nil, err
 	}
-	stops = append(stops, func() { _ = os.RemoveAll(storeDir) })
-	doc, err := Document(o.Base, upstreamURL, sc.Hooks, notes(o))
-	if err == nil {
-		doc, err = WithStore(doc, filepath.Join(storeDir, "hookgate.db"), notes(o))
-	}
-	if err != nil {
-		stopAll()
-		return "", nil, fmt.Errorf("hgtarget: scenario %s: %w", sc.Name, err)
-	}
-	name := o.BaseName
-	if name == "" {
-		name = "bench.yaml"
-	}
-	cfg, err := config.Parse(doc, name, lookup(o, vars))
-	if err != nil {
-		stopAll()
-		return "", nil, fmt.Errorf("hgtarget: scenario %s: %w", sc.Name, err)
-	}
-	cfg.Path = name
-	cfg.BaseDir = o.BaseDir
-	if cfg.BaseDir == "" {
-		cfg.BaseDir, _ = os.Getwd()
-	}
-	log := o.Log
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	}
-	a, err := app.Build(cfg, log)
-	if err != nil {
-		stopAll()
-		return "", nil, fmt.Errorf("hgtarget: scenario %s: %w", sc.Name, err)
-	}
-	if err := a.Start(); err != nil {
-		stopAll()
-		return "", nil, fmt.Errorf("hgtarget: scenario %s: %w", sc.Name, err)
-	}
-	stops = append(stops, func() {
-		if o.OnStop != nil {
-			o.OnStop(sc, decisions(a))
-		}
-		a.Close()
-	})
-	return a.URL(), stopAll, nil
+	return a.URL(), func() {
+		stop()
+		stopPolicy()
+	}, nil
 }
 
 // benchAdmissionLimit is the bound the benchmark gives hookgate's
