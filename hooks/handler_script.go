@@ -362,8 +362,8 @@ func (vm *scriptVM) call(ev *Event) (res Result, err error, clean bool) {
 	if err != nil {
 		return Result{}, scriptError(err), false
 	}
-	if res, ok, err := readPlainResult(vm.rt, vm.objectProto, ret); ok {
-		return res, err, true
+	if res, handled, clean, err := vm.readPlainResult(ret); handled {
+		return res, err, clean
 	}
 	out, err := vm.stringify(undef, ret)
 	if err != nil {

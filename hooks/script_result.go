@@ -18,7 +18,7 @@ import (
 //   - otherwise as before: JSON.stringify (the sandbox's capped one), then
 //     strict decoding (decodeScriptResult), which knows every other shape
 //     (updatedInput, sideEffects, null members, keys in another letter case,
-//     toJSON, proxies, getters that throw) and every error.
+//     toJSON, proxies, getters, boxed primitives) and every error.
 //
 // The direct way gives up, rather than guess, on anything it does not
 // know, so both ways agree on every result (script_result_test.go).
@@ -32,29 +32,41 @@ const scriptPlainResultBytes = 64 << 10
 // arrays, boxed primitives and dates export as other types).
 var reflectTypeMap = reflect.TypeFor[map[string]any]()
 
-// readPlainResult reads ret directly if it has the plain shape; ok is false
-// when the result must be stringified and decoded instead. objectProto is
-// the runtime's Object.prototype, as it was before any script ran.
-func readPlainResult(rt *goja.Runtime, objectProto *goja.Object, ret goja.Value) (res Result, ok bool, err error) {
+// readPlainResult reads ret directly if it has the plain shape: an
+// ordinary object (class Object, not a proxy or a boxed primitive) whose
+// prototype is the Object.prototype of before any script ran, and whose
+// enumerable own members are data properties holding strings. Members are
+// read through their property descriptors, so no getter runs: the direct
+// way runs no script code at all, and a result it gives up on is
+// stringified exactly as before, its getters running once. handled is
+// false when the result must be stringified and decoded instead; clean is
+// false when the runtime must be discarded.
+func (sb *sandbox) readPlainResult(ret goja.Value) (res Result, handled, clean bool, err error) {
 	obj, isObj := ret.(*goja.Object)
-	if !isObj || obj.ExportType() != reflectTypeMap || obj.Prototype() != objectProto {
-		return Result{}, false, nil
+	if !isObj || obj.ClassName() != "Object" || obj.ExportType() != reflectTypeMap || obj.Prototype() != sb.objectProto {
+		return Result{}, false, true, nil
 	}
 	var (
 		decision goja.String
 		size     int
+		plain    bool
 	)
-	// A member's getter may throw (or be interrupted): that goes the exact
-	// way, which reports it as stringify would.
-	if ex := rt.Try(func() {
+	if ex := sb.rt.Try(func() {
 		for _, k := range obj.Keys() {
-			v := obj.Get(k)
-			if goja.IsUndefined(v) {
+			d, err := sb.ownDescriptor(goja.Undefined(), obj, sb.rt.ToValue(k))
+			if err != nil {
+				panic(err)
+			}
+			desc, isDesc := d.(*goja.Object)
+			if !isDesc || !absent(desc.Get("get")) || !absent(desc.Get("set")) {
+				return // an accessor (or a member gone since Keys): the exact way
+			}
+			v := desc.Get("value")
+			if absent(v) {
 				continue // JSON.stringify leaves it out
 			}
 			s, isStr := v.(goja.String)
 			if !isStr {
-				ok = false
 				return
 			}
 			size += s.Length()
@@ -69,23 +81,30 @@ func readPlainResult(rt *goja.Runtime, objectProto *goja.Object, ret goja.Value)
 				r := s.String()
 				res.UpdatedResult = &r
 			default:
-				ok = false
 				return
 			}
 		}
-		ok = true
-	}); ex != nil || !ok || size > scriptPlainResultBytes {
-		return Result{}, false, nil
+		plain = true
+	}); ex != nil {
+		// Only an interrupt can get here (no script code ran): the call
+		// fails, and the runtime is not reused.
+		return Result{}, true, false, fmt.Errorf("script: read result: %w", scriptError(ex))
+	}
+	if !plain || size > scriptPlainResultBytes {
+		return Result{}, false, true, nil
 	}
 	if decision == nil {
-		return Result{}, true, errors.New("script: invalid result: decision is missing")
+		return Result{}, true, true, errors.New("script: invalid result: decision is missing")
 	}
 	res.Decision, err = checkDecision(decision.String())
 	if err != nil {
-		return Result{}, true, err
+		return Result{}, true, true, err
 	}
-	return res, true, nil
+	return res, true, true, nil
 }
+
+// absent reports a member that is missing (nil) or undefined.
+func absent(v goja.Value) bool { return v == nil || goja.IsUndefined(v) }
 
 // scriptResult is the strict shape of a script's return value.
 type scriptResult struct {

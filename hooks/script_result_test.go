@@ -62,6 +62,9 @@ func TestPlainResultAgreesWithExact(t *testing.T) {
 		`(function () { var o = {decision: 'allow'}; o[Symbol('s')] = 1; return o; })()`,
 		`(function () { return arguments; })('allow')`,
 		`Object.setPrototypeOf(new String('x'), Object.prototype)`,
+		`(function () { var o = new String(''); Object.setPrototypeOf(o, Object.prototype); o.decision = 'allow'; return o; })()`,
+		`(function () { var o = new Number(0); Object.setPrototypeOf(o, Object.prototype); o.decision = 'allow'; return o; })()`,
+		`(function () { var o = new Boolean(false); Object.setPrototypeOf(o, Object.prototype); o.decision = 'allow'; return o; })()`,
 		`Object.setPrototypeOf(new Number(1), Object.prototype)`,
 		`Object.setPrototypeOf([1], Object.prototype)`,
 		`Object.setPrototypeOf(new Date(0), Object.prototype)`,
@@ -76,7 +79,7 @@ func TestPlainResultAgreesWithExact(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", expr, err)
 		}
-		got, ok, gotErr := readPlainResult(sb.rt, sb.objectProto, ret)
+		got, ok, _, gotErr := sb.readPlainResult(ret)
 		if !ok {
 			continue
 		}
@@ -99,12 +102,14 @@ func TestPlainResultAgreesWithExact(t *testing.T) {
 		`Object.defineProperty({decision: 'allow'}, 'reason', {get: function () { throw new Error('getter'); }, enumerable: true})`,
 		`({decision: 'allow', reason: 'x'.repeat(1 << 20)})`,
 		`({decision: new String('allow')})`,
+		`(function () { var o = new String(''); Object.setPrototypeOf(o, Object.prototype); o.decision = 'allow'; return o; })()`,
+		`Object.defineProperty({}, 'decision', {get: function () { return 'allow'; }, enumerable: true})`,
 	} {
 		ret, err := sb.rt.RunString("(" + expr + ")")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, ok, _ := readPlainResult(sb.rt, sb.objectProto, ret); ok {
+		if _, ok, _, _ := sb.readPlainResult(ret); ok {
 			t.Errorf("%s: read directly, want the exact way", expr)
 		}
 	}
@@ -132,6 +137,42 @@ func TestPlainResultThroughTheHandler(t *testing.T) {
 		}
 		if err != nil && !strings.Contains(err.Error(), "invalid result") {
 			t.Errorf("%s: %v", ret, err)
+		}
+	}
+}
+
+// A getter in a result runs once, by JSON.stringify, never by the direct
+// way too: a getter that throws on its first read fails the call closed
+// (it used to be swallowed by the direct way, then read again, allowing),
+// and one that counts its reads is read once.
+func TestPlainResultRunsNoGetter(t *testing.T) {
+	h := engScript(t, `function handle(e) {
+		var n = 0;
+		return Object.defineProperty({}, 'decision', {enumerable: true, get: function () {
+			if (n++ === 0) { throw new Error('first read'); }
+			return 'allow';
+		}});
+	}`, 1)
+	if res, err, _ := runScript(t, h, 5e9, &Event{}); err == nil {
+		t.Errorf("decision %q, no error: the throwing getter was swallowed and read again", res.Decision)
+	}
+	h = engScript(t, `function handle(e) {
+		var n = 0;
+		return Object.defineProperty({decision: 'allow'}, 'reason', {enumerable: true, get: function () { n++; return 'reads: ' + n; }});
+	}`, 1)
+	res, err, _ := runScript(t, h, 5e9, &Event{})
+	if err != nil || res.Reason != "reads: 1" {
+		t.Errorf("got %+v, %v: want the getter read once", res, err)
+	}
+}
+
+// A boxed primitive dressed as a plain object is read the exact way, which
+// refuses it (it stringifies as its primitive): never allowed.
+func TestPlainResultRefusesBoxedPrimitives(t *testing.T) {
+	for _, box := range []string{"new String('')", "new Number(0)", "new Boolean(false)"} {
+		h := engScript(t, "function handle(e) { var o = "+box+"; Object.setPrototypeOf(o, Object.prototype); o.decision = 'allow'; return o; }", 1)
+		if res, err, _ := runScript(t, h, 5e9, &Event{}); err == nil {
+			t.Errorf("%s: decision %q, no error: want the strict path's refusal", box, res.Decision)
 		}
 	}
 }

@@ -263,6 +263,9 @@ type sandbox struct {
 	// objectProto is Object.prototype, by which the host recognises a
 	// plain object a script returns.
 	objectProto *goja.Object
+	// ownDescriptor is Object.getOwnPropertyDescriptor, by which the host
+	// reads a result's members without running a getter.
+	ownDescriptor goja.Callable
 }
 
 // newSandbox returns a runtime prepared by sandboxSource.
@@ -295,5 +298,9 @@ func newSandbox() (*sandbox, error) {
 	if proto == nil {
 		return nil, fmt.Errorf("sandbox: Object.prototype missing")
 	}
-	return &sandbox{rt: rt, parse: parse, stringify: stringify, objectProto: proto}, nil
+	describe, ok := goja.AssertFunction(rt.Get("Object").ToObject(rt).Get("getOwnPropertyDescriptor"))
+	if !ok {
+		return nil, fmt.Errorf("sandbox: Object.getOwnPropertyDescriptor missing")
+	}
+	return &sandbox{rt: rt, parse: parse, stringify: stringify, objectProto: proto, ownDescriptor: describe}, nil
 }
