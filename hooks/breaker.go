@@ -35,9 +35,9 @@ type BreakerRecorder interface {
 // Closed, every call goes to the server. After `failures` failures in a
 // row (an error, the hook's timeout, an answer that is not a verdict) it
 // opens: calls then fail at once with ErrBreakerOpen, which the engine
-// treats like any other hook error (blocked unless on_timeout says
-// otherwise), instead of each waiting the full timeout for a server that is
-// down. After `cooldown` it is half-open: one call goes through as a probe
+// always blocks (on_timeout: allow covers a hook that failed, not one that
+// was not asked), instead of each waiting the full timeout for a server
+// that is down. After `cooldown` it is half-open: one call goes through as a probe
 // while the others still fail at once; the probe's success closes it, its
 // failure opens it for another cooldown.
 //

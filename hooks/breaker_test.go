@@ -296,10 +296,12 @@ func TestBreakerFailedProbeOpensAgain(t *testing.T) {
 	}
 }
 
-// TestBreakerRespectsOnTimeoutAllow: an open breaker is a hook failure like
-// any other, so on_timeout: allow lets the call go on (as a timeout would),
-// at once, and the record says the breaker refused it.
-func TestBreakerRespectsOnTimeoutAllow(t *testing.T) {
+// TestBreakerOpenBlocksEvenUnderOnTimeoutAllow: on_timeout: allow lets a
+// call go on when its hook failed (a timeout here), but an open breaker
+// means the hook was not asked: the call is blocked at once, or a few
+// failing inputs of one session would open an allow-everything window for
+// all (found in review).
+func TestBreakerOpenBlocksEvenUnderOnTimeoutAllow(t *testing.T) {
 	s := newBrkServer(t)
 	spec, deps := brkSpec("http", s, 200*time.Millisecond, &BreakerSpec{Failures: 1, Cooldown: time.Minute})
 	spec.OnTimeout = "allow"
@@ -313,8 +315,11 @@ func TestBreakerRespectsOnTimeoutAllow(t *testing.T) {
 	}
 	out, d := brkDispatch(e)
 	x := out.Executions[0]
-	if out.Decision != Allow || x.Applied != Allow || !errors.Is(x.Cause, ErrBreakerOpen) || d >= 50*time.Millisecond {
-		t.Fatalf("open breaker under on_timeout: allow: %s (applied %s, cause %v) after %v", out.Decision, x.Applied, x.Cause, d)
+	if out.Decision != Block || x.Applied != Block || !errors.Is(x.Cause, ErrBreakerOpen) || d >= 50*time.Millisecond {
+		t.Fatalf("open breaker under on_timeout: allow: %s (applied %s, cause %v) after %v, want blocked at once", out.Decision, x.Applied, x.Cause, d)
+	}
+	if !strings.Contains(out.Reason, "circuit breaker open") {
+		t.Fatalf("note %q does not say the breaker is open", out.Reason)
 	}
 }
 

@@ -350,7 +350,10 @@ func (e *Engine) apply(h *hook, cur *Event, res Result, x *Execution, out *Outco
 			reason = fmt.Sprintf("hook %s could not run: hookgate is at %s (fail-closed); retry shortly", h.id, over.Limit)
 		} else {
 			reason = e.hookFailed(h, x) // logs the cause; the note never quotes it
-			if h.failOpen {
+			// A hook whose breaker is open was not asked: never allowed
+			// unjudged, whatever on_timeout says, or a few failing inputs
+			// would open an allow-everything window for every session.
+			if h.failOpen && !errors.Is(x.Cause, ErrBreakerOpen) {
 				x.Applied = Allow
 				return cur, false
 			}
