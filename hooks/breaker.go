@@ -33,7 +33,8 @@ type BreakerRecorder interface {
 // breaker is the circuit breaker of one hook's policy server or judge.
 //
 // Closed, every call goes to the server. After `failures` failures in a
-// row (an error, the hook's timeout, an answer that is not a verdict) it
+// row (a transport error, the hook's timeout, a 429/502/503/504; not an
+// answer that is merely not a verdict, see serverAnswered) it
 // opens: calls then fail at once with ErrBreakerOpen, which the engine
 // always blocks (on_timeout: allow covers a hook that failed, not one that
 // was not asked), instead of each waiting the full timeout for a server
@@ -96,7 +97,13 @@ func newBreaker(spec *Spec, log *slog.Logger) (*breaker, error) {
 		ReadyToTrip: func(c gobreaker.Counts) bool {
 			return c.ConsecutiveFailures >= uint32(b.failures)
 		},
-		IsExcluded:    func(err error) bool { _, ok := errors.AsType[callerGone](err); return ok },
+		IsExcluded: func(err error) bool { _, ok := errors.AsType[callerGone](err); return ok },
+		// A server that answered, however uselessly, is up: only its
+		// silence and its unavailability count towards opening.
+		IsSuccessful: func(err error) bool {
+			_, answered := errors.AsType[serverAnswered](err)
+			return err == nil || answered
+		},
 		OnStateChange: b.changed,
 	})
 	return b, nil
@@ -108,6 +115,25 @@ type callerGone struct{ err error }
 
 func (e callerGone) Error() string { return e.err.Error() }
 func (e callerGone) Unwrap() error { return e.err }
+
+// serverAnswered wraps the failure of a call that the server answered
+// at once with something that is not a verdict: a status other than 429,
+// 502, 503 or 504, a body that does not decode, a judge's refusal. The
+// call still fails closed, but the breaker counts the server as up: the
+// input could not be judged, which says nothing of the server, and a few
+// such inputs from one session must not block every session's calls for
+// a cool-down. Timeouts, transport errors and the unavailability statuses
+// count as failures.
+type serverAnswered struct{ err error }
+
+func (e serverAnswered) Error() string { return e.err.Error() }
+func (e serverAnswered) Unwrap() error { return e.err }
+
+// unavailable reports the HTTP statuses by which a server says it cannot
+// serve now, which count towards opening a breaker.
+func unavailable(status int) bool {
+	return status == 429 || status == 502 || status == 503 || status == 504
+}
 
 // errLateVerdict is the failure of a call that answered only after its
 // deadline: the engine records it as a timeout, and the breaker counts it

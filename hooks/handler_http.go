@@ -141,7 +141,11 @@ func (h *httpHandler) post(ctx context.Context, ev *Event, body []byte) (Result,
 		if resp.StatusCode >= 300 && resp.StatusCode < 400 {
 			note = " (redirects are not followed)"
 		}
-		return Result{}, fmt.Errorf("http hook %q: POST %s: status %d%s", h.id, h.display, resp.StatusCode, note)
+		err := fmt.Errorf("http hook %q: POST %s: status %d%s", h.id, h.display, resp.StatusCode, note)
+		if !unavailable(resp.StatusCode) {
+			return Result{}, serverAnswered{err}
+		}
+		return Result{}, err
 	}
 	if h.observing {
 		discardBody(resp.Body)
@@ -157,7 +161,7 @@ func (h *httpHandler) post(ctx context.Context, ev *Event, body []byte) (Result,
 		if errors.Is(err, errEmptyOutput) {
 			err = errors.New("empty body: a verdict is required for this event")
 		}
-		return Result{}, fmt.Errorf("http hook %q: POST %s: %w", h.id, h.display, err)
+		return Result{}, serverAnswered{fmt.Errorf("http hook %q: POST %s: %w", h.id, h.display, err)}
 	}
 	return res, nil
 }

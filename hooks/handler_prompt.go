@@ -106,21 +106,26 @@ func (h *promptHandler) ask(ctx context.Context, evJSON []byte) (Result, error) 
 		ResponseFormat: &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject},
 	})
 	if err != nil {
-		return Result{}, fmt.Errorf("prompt hook %q: judge %s: %w", h.id, h.display, h.scrub(err))
+		status, answered := judgeStatus(err)
+		err = fmt.Errorf("prompt hook %q: judge %s: %w", h.id, h.display, h.scrub(err))
+		if answered && !unavailable(status) {
+			return Result{}, serverAnswered{err}
+		}
+		return Result{}, err
 	}
 	if len(resp.Choices) == 0 {
-		return Result{}, fmt.Errorf("prompt hook %q: judge %s answered no choices", h.id, h.display)
+		return Result{}, serverAnswered{fmt.Errorf("prompt hook %q: judge %s answered no choices", h.id, h.display)}
 	}
 	choice := resp.Choices[0]
 	if choice.Message.Refusal != "" {
-		return Result{}, fmt.Errorf("prompt hook %q: judge refused: %s", h.id, h.scrubText(excerpt([]byte(choice.Message.Refusal), 200)))
+		return Result{}, serverAnswered{fmt.Errorf("prompt hook %q: judge refused: %s", h.id, h.scrubText(excerpt([]byte(choice.Message.Refusal), 200)))}
 	}
 	if choice.FinishReason == openai.FinishReasonLength {
-		return Result{}, fmt.Errorf("prompt hook %q: judge verdict cut off (finish_reason length)", h.id)
+		return Result{}, serverAnswered{fmt.Errorf("prompt hook %q: judge verdict cut off (finish_reason length)", h.id)}
 	}
 	res, err := parseVerdict(choice.Message.Content)
 	if err != nil {
-		return Result{}, fmt.Errorf("prompt hook %q: %w", h.id, h.scrub(err))
+		return Result{}, serverAnswered{fmt.Errorf("prompt hook %q: %w", h.id, h.scrub(err))}
 	}
 	return res, nil
 }
@@ -131,6 +136,19 @@ func (h *promptHandler) circuitBreaker() *breaker { return h.breaker }
 func (h *promptHandler) Close() error {
 	h.transport.CloseIdleConnections()
 	return nil
+}
+
+// judgeStatus is the HTTP status of a judge's error answer, when the judge
+// answered at all (the client library reports a status it got as an
+// APIError or a RequestError).
+func judgeStatus(err error) (int, bool) {
+	if apiErr, ok := errors.AsType[*openai.APIError](err); ok && apiErr.HTTPStatusCode > 0 {
+		return apiErr.HTTPStatusCode, true
+	}
+	if reqErr, ok := errors.AsType[*openai.RequestError](err); ok && reqErr.HTTPStatusCode > 0 {
+		return reqErr.HTTPStatusCode, true
+	}
+	return 0, false
 }
 
 // scrubbedError carries a message with the key and URL removed. It unwraps

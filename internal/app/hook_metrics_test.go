@@ -19,7 +19,7 @@ import (
 	"github.com/hookgate/hookgate/internal/mockupstream"
 )
 
-// An http hook whose policy server answers 500 trips its breaker; /metrics
+// An http hook whose policy server answers 503 trips its breaker; /metrics
 // shows it open and counted, with the hook id as the only label; after
 // the cool-down a successful probe closes it, and the count stays.
 func TestBreakerMetricsThroughTheProxy(t *testing.T) {
@@ -30,7 +30,7 @@ func TestBreakerMetricsThroughTheProxy(t *testing.T) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		hits.Add(1)
 		if !healthy.Load() {
-			http.Error(w, "policy server broken", http.StatusInternalServerError)
+			http.Error(w, "policy server unavailable", http.StatusServiceUnavailable)
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
