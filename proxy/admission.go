@@ -73,7 +73,20 @@ func wantsStream(req *fasthttp.Request, body []byte) bool {
 		// No key "stream", spelled plainly or escaped: nothing to parse.
 		return false
 	}
-	return len(body) > 0 && body[0] == '{' && gjson.GetBytes(body, "stream").Type == gjson.True
+	if len(body) == 0 || body[0] != '{' {
+		return false
+	}
+	// Any top-level "stream" that is true counts: decoders disagree on
+	// which of repeated keys wins (gjson the first, most the last).
+	streams := false
+	gjson.ParseBytes(body).ForEach(func(k, v gjson.Result) bool {
+		if k.String() == "stream" && v.Type == gjson.True {
+			streams = true
+			return false
+		}
+		return true
+	})
+	return streams
 }
 
 // streamSlot is a request's stream slot, released once.

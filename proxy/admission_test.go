@@ -20,6 +20,8 @@ func TestWantsStream(t *testing.T) {
 		{"nested stream", "/v1/chat/completions", "", `{"metadata":{"stream":true}}`, false},
 		{"string true", "/v1/chat/completions", "", `{"stream":"true"}`, false},
 		{"escaped key", "/v1/chat/completions", "", `{"model":"m","\u0073tream":true}`, true},
+		{"repeated key, last true", "/v1/chat/completions", "", `{"model":"m","stream":false,"stream":true}`, true},
+		{"repeated key, first true", "/v1/chat/completions", "", `{"stream":true,"stream":false}`, true},
 		{"not an object", "/v1/files", "", `--boundary {"stream":true}`, false},
 		{"accept", "/v1/responses/r1", "text/event-stream", ``, true},
 		{"query", "/v1/responses/r1?stream=true", "", ``, true},
