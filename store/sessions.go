@@ -42,14 +42,10 @@ func (s *Store) LockSession(ctx context.Context, id string) (*LockedSession, err
 	var state []byte
 	var exp timeCol
 	if s.pg == nil {
-		// ctx bounds the wait for the lock above. The read itself runs
-		// without it: on SQLite a reader's waits are bounded by the busy
-		// timeout (and WAL readers hardly wait), an interrupt does not
-		// reach a read blocked in the file system anyway, and a context
-		// that can be canceled costs two goroutines per query (database/
-		// sql's watcher and the driver's), about 40 µs of a request's
-		// latency at concurrency 1.
-		err = s.b.reader().queryRow(context.WithoutCancel(ctx), `SELECT state, expires_at FROM sessions WHERE id = $1`, id).Scan(&state, &exp)
+		// ctx bounds the wait for the lock above, and the wait for a
+		// reader connection; the read itself runs without its
+		// cancellation when a connection is free (readContext).
+		err = s.b.reader().queryRow(s.b.(*sqliteBackend).readContext(ctx), `SELECT state, expires_at FROM sessions WHERE id = $1`, id).Scan(&state, &exp)
 		if errors.Is(err, ErrNotFound) {
 			err = nil
 		}

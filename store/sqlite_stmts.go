@@ -31,6 +31,12 @@ type stmtCache struct {
 // prepared per query, as without a cache.
 const maxCachedStmts = 128
 
+// maxCachedStmtArgs keeps statements of many placeholders out of the
+// cache: the audit's multi-row INSERTs, a different text for every batch
+// size, would fill it with one-off statements (each compiled twice) and
+// keep the store's own out.
+const maxCachedStmtArgs = 16
+
 func newStmtCache(db *sql.DB) *stmtCache {
 	return &stmtCache{db: db, m: map[string]*sql.Stmt{}}
 }
@@ -41,7 +47,7 @@ func newStmtCache(db *sql.DB) *stmtCache {
 // time inside a transaction (inTx; see stmtCache). A nil cache caches
 // nothing.
 func (c *stmtCache) get(ctx context.Context, q string, inTx bool) *sql.Stmt {
-	if c == nil || !dataStatement(q) {
+	if c == nil || !dataStatement(q) || strings.Count(q, "$") > maxCachedStmtArgs {
 		return nil
 	}
 	c.mu.RLock()
