@@ -47,7 +47,7 @@ func newStmtCache(db *sql.DB) *stmtCache {
 // time inside a transaction (inTx; see stmtCache). A nil cache caches
 // nothing.
 func (c *stmtCache) get(ctx context.Context, q string, inTx bool) *sql.Stmt {
-	if c == nil || !dataStatement(q) || strings.Count(q, "$") > maxCachedStmtArgs {
+	if c == nil || !dataStatement(q) || strings.Count(q, "$")+strings.Count(q, "?") > maxCachedStmtArgs {
 		return nil
 	}
 	c.mu.RLock()
