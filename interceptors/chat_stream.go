@@ -128,7 +128,7 @@ func (s *chatStream) run(ctx context.Context, upstream io.Reader) error {
 
 	heartbeat := time.NewTicker(s.x.chat.opts.Heartbeat)
 	defer heartbeat.Stop()
-	err := s.loop(ctx, reads, heartbeat.C)
+	err := serveHeld(ctx, s, s.judged, &s.judging, func(c *heldCall) { c.resolved = true }, reads, heartbeat.C)
 	s.cancelJudging(cancel)
 	for _, c := range s.calls {
 		if !c.emitted {
@@ -136,56 +136,6 @@ func (s *chatStream) run(ctx context.Context, upstream io.Reader) error {
 		}
 	}
 	return err
-}
-
-// loop serves the stream's events until it is over: upstream reads,
-// finished judgements and heartbeats. After the upstream's end it goes on
-// until every held call has been judged and emitted.
-func (s *chatStream) loop(ctx context.Context, reads *upstreamReads, beat <-chan time.Time) error {
-	upstreamDone := false
-	for {
-		if upstreamDone && s.judging == 0 {
-			return s.finish(ctx)
-		}
-		in := reads.c
-		if upstreamDone {
-			in = nil
-		}
-		select {
-		case r := <-in:
-			err := s.onRead(ctx, r)
-			reads.reuse(r.buf)
-			if err != nil {
-				return err
-			}
-			if r.err != nil {
-				if err := s.onEnd(ctx, r.err); err != nil {
-					return err
-				}
-				upstreamDone = true
-			}
-		case c := <-s.judged:
-			s.judging--
-			c.resolved = true
-			if err := s.flush(ctx); err != nil {
-				return err
-			}
-			if err := s.client.Flush(); err != nil {
-				return err
-			}
-		case <-beat:
-			if s.holding() {
-				if err := s.write(providers.AppendSSEComment(nil, "hookgate: holding a tool call for its hooks")); err != nil {
-					return err
-				}
-				if err := s.client.Flush(); err != nil {
-					return err
-				}
-			}
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
 }
 
 // cancelJudging stops the hooks still running and waits for them, so no

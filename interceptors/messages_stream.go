@@ -105,7 +105,7 @@ func (s *messagesStream) run(ctx context.Context, upstream io.Reader) error {
 	reads := startUpstreamReads(ctx, upstream)
 	heartbeat := time.NewTicker(s.x.m.loop.opts.Heartbeat)
 	defer heartbeat.Stop()
-	err := s.loop(ctx, reads, heartbeat.C)
+	err := serveHeld(ctx, s, s.judged, &s.judging, func(c *msgBlock) { c.resolved = true }, reads, heartbeat.C)
 	// Stop the hooks still running and wait for them, so no goroutine
 	// outlives the stream.
 	cancel()
@@ -118,55 +118,6 @@ func (s *messagesStream) run(ctx context.Context, upstream io.Reader) error {
 		}
 	}
 	return err
-}
-
-// loop serves upstream reads, finished judgements and heartbeats. After
-// the upstream's end it goes on until every held block is judged and out.
-func (s *messagesStream) loop(ctx context.Context, reads *upstreamReads, beat <-chan time.Time) error {
-	upstreamDone := false
-	for {
-		if upstreamDone && s.judging == 0 {
-			return s.finish(ctx)
-		}
-		in := reads.c
-		if upstreamDone {
-			in = nil
-		}
-		select {
-		case r := <-in:
-			err := s.onRead(ctx, r)
-			reads.reuse(r.buf)
-			if err != nil {
-				return err
-			}
-			if r.err != nil {
-				if err := s.onEnd(ctx, r.err); err != nil {
-					return err
-				}
-				upstreamDone = true
-			}
-		case b := <-s.judged:
-			s.judging--
-			b.resolved = true
-			if err := s.flush(ctx); err != nil {
-				return err
-			}
-			if err := s.client.Flush(); err != nil {
-				return err
-			}
-		case <-beat:
-			if len(s.queue) > 0 {
-				if err := s.write(providers.AppendSSEComment(nil, "hookgate: holding a tool call for its hooks")); err != nil {
-					return err
-				}
-				if err := s.client.Flush(); err != nil {
-					return err
-				}
-			}
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
 }
 
 // onEnd handles the end of the upstream body: the last events, then either
@@ -490,3 +441,6 @@ func (s *messagesStream) fail(code, message string, cause error) error {
 
 func (s *messagesStream) onRead(ctx context.Context, r readResult) error { return s.feed(ctx, r, s) }
 func (s *messagesStream) drain(ctx context.Context) error                { return s.eventRelay.drain(ctx, s) }
+
+// holding reports a tool block still held from the client.
+func (s *messagesStream) holding() bool { return len(s.queue) > 0 }

@@ -173,7 +173,7 @@ func (s *responsesStream) run(ctx context.Context, upstream io.Reader) error {
 	reads := startUpstreamReads(ctx, upstream)
 	heartbeat := time.NewTicker(s.x.r.loop.opts.Heartbeat)
 	defer heartbeat.Stop()
-	err := s.loop(ctx, reads, heartbeat.C)
+	err := serveHeld(ctx, s, s.judged, &s.judging, func(c *rsCall) { c.resolved = true }, reads, heartbeat.C)
 	cancel()
 	for s.judging > 0 {
 		<-s.judged
@@ -185,53 +185,6 @@ func (s *responsesStream) run(ctx context.Context, upstream io.Reader) error {
 		}
 	}
 	return err
-}
-
-func (s *responsesStream) loop(ctx context.Context, reads *upstreamReads, beat <-chan time.Time) error {
-	upstreamDone := false
-	for {
-		if upstreamDone && s.judging == 0 {
-			return s.finish(ctx)
-		}
-		in := reads.c
-		if upstreamDone {
-			in = nil
-		}
-		select {
-		case r := <-in:
-			err := s.onRead(ctx, r)
-			reads.reuse(r.buf)
-			if err != nil {
-				return err
-			}
-			if r.err != nil {
-				if err := s.onEnd(ctx, r.err); err != nil {
-					return err
-				}
-				upstreamDone = true
-			}
-		case c := <-s.judged:
-			s.judging--
-			c.resolved = true
-			if err := s.flush(ctx); err != nil {
-				return err
-			}
-			if err := s.client.Flush(); err != nil {
-				return err
-			}
-		case <-beat:
-			if s.holding() {
-				if err := s.write(providers.AppendSSEComment(nil, "hookgate: holding a tool call for its hooks")); err != nil {
-					return err
-				}
-				if err := s.client.Flush(); err != nil {
-					return err
-				}
-			}
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
 }
 
 // holding reports a call that waits for its judgement.
