@@ -186,33 +186,12 @@ var (
 // blocksText reads a member that is a string or a list of content blocks:
 // the string, or the text of the "text" blocks joined with sep.
 func (d *jsonDoc) blocksText(v span, sep string) (string, FieldState) {
-	raw := d.raw(v)
-	switch {
-	case raw == nil:
-		return "", FieldAbsent
-	case string(raw) == "null":
-		return "", FieldNull
-	case string(raw) == `""`:
-		return "", FieldEmpty
-	case raw[0] == '"':
-		return textOf(raw), FieldString
-	case raw[0] == '[':
-		var parts []string
-		var vals [2]span
-		for it := d.values(v); ; {
-			b, ok := it.next()
-			if !ok {
-				break
-			}
-			d.pick(b, textPartKeys, vals[:])
-			if text := d.raw(vals[0]); len(text) > 0 && text[0] == '"' && (Field{Raw: d.raw(vals[1])}).Equal("text") {
-				parts = append(parts, textOf(text))
-			}
+	return d.joinText(v, sep, func(b span) (string, bool) {
+		if text, typ := d.textAndType(b); len(text) > 0 && text[0] == '"' && (Field{Raw: typ}).Equal("text") {
+			return textOf(text), true
 		}
-		return strings.Join(parts, sep), FieldOther
-	default:
-		return "", FieldOther
-	}
+		return "", false
+	})
 }
 
 // rawOrEmpty is a value's raw JSON, "" when it is absent.

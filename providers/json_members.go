@@ -2,6 +2,7 @@ package providers
 
 import (
 	"bytes"
+	"strings"
 
 	"github.com/tidwall/gjson"
 )
@@ -106,6 +107,22 @@ func rawValueText(raw []byte) string {
 // whose "text" parts are joined with "\n" (a part's "type" must be "text"
 // or absent).
 func (d *jsonDoc) contentText(v span) (string, FieldState) {
+	return d.joinText(v, "\n", func(p span) (string, bool) {
+		if pr := d.raw(p); pr[0] == '"' {
+			return textOf(pr), true
+		}
+		text, typ := d.textAndType(p)
+		if len(text) > 0 && text[0] == '"' && (typ == nil || Field{Raw: typ}.Equal("text")) {
+			return textOf(text), true
+		}
+		return "", false
+	})
+}
+
+// joinText reads a member that is a string or an array of parts: the
+// string, or the texts part gives for the parts it accepts, joined with
+// sep (FieldOther). The state tells absent, null and "" apart.
+func (d *jsonDoc) joinText(v span, sep string, part func(p span) (string, bool)) (string, FieldState) {
 	raw := d.raw(v)
 	switch {
 	case raw == nil:
@@ -118,48 +135,26 @@ func (d *jsonDoc) contentText(v span) (string, FieldState) {
 		return textOf(raw), FieldString
 	case raw[0] == '[':
 		var parts []string
-		var vals [2]span
 		for it := d.values(v); ; {
 			p, ok := it.next()
 			if !ok {
 				break
 			}
-			if pr := d.raw(p); pr[0] == '"' {
-				parts = append(parts, textOf(pr))
-				continue
-			}
-			d.pick(p, textPartKeys, vals[:])
-			text, typ := d.raw(vals[0]), d.raw(vals[1])
-			if len(text) > 0 && text[0] == '"' && (typ == nil || Field{Raw: typ}.Equal("text")) {
-				parts = append(parts, textOf(text))
+			if text, ok := part(p); ok {
+				parts = append(parts, text)
 			}
 		}
-		return joinParts(parts), FieldOther
+		return strings.Join(parts, sep), FieldOther
 	default:
 		return "", FieldOther
 	}
 }
 
-var textPartKeys = []string{"text", "type"}
-
-// joinParts is strings.Join(parts, "\n") without the copy for one part.
-func joinParts(parts []string) string {
-	switch len(parts) {
-	case 0:
-		return ""
-	case 1:
-		return parts[0]
-	}
-	n := len(parts) - 1
-	for _, p := range parts {
-		n += len(p)
-	}
-	b := make([]byte, 0, n)
-	for i, p := range parts {
-		if i > 0 {
-			b = append(b, '\n')
-		}
-		b = append(b, p...)
-	}
-	return string(b)
+// textAndType picks a part's "text" and "type" members.
+func (d *jsonDoc) textAndType(p span) (text, typ []byte) {
+	var vals [2]span
+	d.pick(p, textPartKeys, vals[:])
+	return d.raw(vals[0]), d.raw(vals[1])
 }
+
+var textPartKeys = []string{"text", "type"}

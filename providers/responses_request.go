@@ -189,28 +189,14 @@ func (d *jsonDoc) inputItem(pos int, m *[8]span) ResponsesInputItem {
 // parts whose text parts (input_text, output_text, text) are joined with
 // "\n"; "" for other forms.
 func (d *jsonDoc) inputText(v span) string {
-	raw := d.raw(v)
-	switch {
-	case raw == nil:
-		return ""
-	case raw[0] == '"':
-		return textOf(raw)
-	case raw[0] == '[':
-		var parts []string
-		var vals [2]span
-		for it := d.values(v); ; {
-			p, ok := it.next()
-			if !ok {
-				break
-			}
-			d.pick(p, textPartKeys, vals[:])
-			if typ := (Field{Raw: d.raw(vals[1])}); typ.Equal("input_text") || typ.Equal("output_text") || typ.Equal("text") {
-				parts = append(parts, textOf(d.raw(vals[0])))
-			}
+	text, _ := d.joinText(v, "\n", func(p span) (string, bool) {
+		text, typ := d.textAndType(p)
+		if t := (Field{Raw: typ}); t.Equal("input_text") || t.Equal("output_text") || t.Equal("text") {
+			return textOf(text), true
 		}
-		return strings.Join(parts, "\n")
-	}
-	return ""
+		return "", false
+	})
+	return text
 }
 
 // InjectInstructions returns a copy of body whose instructions carry text:
