@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"strconv"
 	"time"
@@ -154,18 +153,11 @@ func (s *chatStream) holding() bool { return s.next < len(s.calls) }
 // either every open call completed for judgement (a complete stream) or a
 // truncation error (the held partial calls are never emitted).
 func (s *chatStream) onEnd(ctx context.Context, readErr error) error {
-	if !errors.Is(readErr, io.EOF) {
-		return s.fail("stream_truncated", "the upstream connection failed before the stream finished", fmt.Errorf("%w: %v", ErrTruncated, readErr))
+	complete, err := s.endUpstream(ctx, readErr, s, &s.terminal, "the upstream stream ended before it finished")
+	if complete {
+		s.completeAll(ctx)
 	}
-	s.parser.End()
-	if err := s.drain(ctx); err != nil {
-		return err
-	}
-	if !s.terminal {
-		return s.fail("stream_truncated", "the upstream stream ended before it finished", ErrTruncated)
-	}
-	s.completeAll(ctx)
-	return nil
+	return err
 }
 
 // finish emits what was held once every call has been judged, then the
@@ -177,12 +169,7 @@ func (s *chatStream) finish(ctx context.Context) error {
 	if s.retry.deciding {
 		return errRetry
 	}
-	if tail := s.parser.Trailing(); len(tail) > 0 {
-		if err := s.write(tail); err != nil {
-			return err
-		}
-	}
-	return s.client.Flush()
+	return s.writeTail()
 }
 
 // onFrame routes one SSE event.

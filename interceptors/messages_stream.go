@@ -3,7 +3,6 @@ package interceptors
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -124,18 +123,11 @@ func (s *messagesStream) run(ctx context.Context, upstream io.Reader) error {
 // the open tool blocks judged (a complete stream) or a truncation error
 // (held blocks are never written).
 func (s *messagesStream) onEnd(ctx context.Context, readErr error) error {
-	if !errors.Is(readErr, io.EOF) {
-		return s.fail("stream_truncated", "the upstream connection failed before the stream finished", fmt.Errorf("%w: %v", ErrTruncated, readErr))
+	complete, err := s.endUpstream(ctx, readErr, s, &s.terminal, "the upstream stream ended before message_stop")
+	if complete {
+		s.judgeOpen(ctx)
 	}
-	s.parser.End()
-	if err := s.drain(ctx); err != nil {
-		return err
-	}
-	if !s.terminal {
-		return s.fail("stream_truncated", "the upstream stream ended before message_stop", ErrTruncated)
-	}
-	s.judgeOpen(ctx)
-	return nil
+	return err
 }
 
 // finish writes what was held once every block has been judged, then the
@@ -144,12 +136,7 @@ func (s *messagesStream) finish(ctx context.Context) error {
 	if err := s.flush(ctx); err != nil {
 		return err
 	}
-	if tail := s.parser.Trailing(); len(tail) > 0 {
-		if err := s.write(tail); err != nil {
-			return err
-		}
-	}
-	return s.client.Flush()
+	return s.writeTail()
 }
 
 // onFrame routes one event.

@@ -2,7 +2,6 @@ package interceptors
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -201,17 +200,8 @@ func (s *responsesStream) holding() bool {
 // its terminal event is truncated, and the calls it was holding are never
 // emitted.
 func (s *responsesStream) onEnd(ctx context.Context, readErr error) error {
-	if !errors.Is(readErr, io.EOF) {
-		return s.fail("stream_truncated", "the upstream connection failed before the stream finished", fmt.Errorf("%w: %v", ErrTruncated, readErr))
-	}
-	s.parser.End()
-	if err := s.drain(ctx); err != nil {
-		return err
-	}
-	if !s.terminal {
-		return s.fail("stream_truncated", "the upstream stream ended before it finished", ErrTruncated)
-	}
-	return nil
+	_, err := s.endUpstream(ctx, readErr, s, &s.terminal, "the upstream stream ended before it finished")
+	return err
 }
 
 // finish emits what was held once every call has been judged, then the
@@ -220,12 +210,7 @@ func (s *responsesStream) finish(ctx context.Context) error {
 	if err := s.flush(ctx); err != nil {
 		return err
 	}
-	if tail := s.parser.Trailing(); len(tail) > 0 {
-		if err := s.write(tail); err != nil {
-			return err
-		}
-	}
-	return s.client.Flush()
+	return s.writeTail()
 }
 
 // onFrame routes one SSE event.
