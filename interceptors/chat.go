@@ -146,11 +146,7 @@ func (c *Chat) Begin(ctx context.Context, req *Request) (Exchange, error) {
 	x := &chatExchange{chat: c, body: req.Body, view: view, hooked: true}
 	x.engine = c.opts.Engine
 	x.id = c.identify(req, view.User, view.Model, view.SystemText, firstUser(view))
-	if !c.requestSide() {
-		// The turn is read only for request-side events.
-		return x, nil
-	}
-	body, blocked, err := c.prepareTurn(ctx, &x.exchangeState, chatTurn(view), chatEditor{}, req.Body)
+	body, blocked, err := c.prepareTurn(ctx, &x.exchangeState, func() *turn { return chatTurn(view) }, chatEditor{}, req.Body)
 	switch {
 	case err != nil:
 		return nil, err

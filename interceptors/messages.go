@@ -77,11 +77,7 @@ func (m *Messages) Begin(ctx context.Context, req *Request) (Exchange, error) {
 	x.engine = c.opts.Engine
 	x.id = c.identify(req, view.UserID, view.Model, view.System, view.FirstUserText())
 	x.id.provider = messagesProvider
-	if !c.requestSide() {
-		// The turn is read only for request-side events.
-		return x, nil
-	}
-	body, blocked, err := c.prepareTurn(ctx, &x.exchangeState, messagesTurn(view), messagesEditor{}, req.Body)
+	body, blocked, err := c.prepareTurn(ctx, &x.exchangeState, func() *turn { return messagesTurn(view) }, messagesEditor{}, req.Body)
 	switch {
 	case err != nil:
 		return nil, err

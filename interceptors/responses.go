@@ -86,19 +86,14 @@ func (r *Responses) Begin(ctx context.Context, req *Request) (Exchange, error) {
 		x.id.session = link.Session
 	}
 	x.users = link.Users + newPrompts(view)
-	body := req.Body
-	if c.requestSide() {
-		// The turn is read only for request-side events; the chain's
-		// link is followed whatever the hooks.
-		var blocked string
-		body, blocked, err = c.prepareTurn(ctx, &x.exchangeState, responsesTurn(view, link), responsesEditor{}, req.Body)
-		switch {
-		case err != nil:
-			return nil, err
-		case blocked != "":
-			x.reply = x.blockedReply(blocked)
-			return x, nil
-		}
+	// The chain's link is followed whatever the hooks.
+	body, blocked, err := c.prepareTurn(ctx, &x.exchangeState, func() *turn { return responsesTurn(view, link) }, responsesEditor{}, req.Body)
+	switch {
+	case err != nil:
+		return nil, err
+	case blocked != "":
+		x.reply = x.blockedReply(blocked)
+		return x, nil
 	}
 	if outs := link.missingOutputs(view); len(outs) > 0 {
 		if body, err = providers.AddToolOutputs(body, outs); err != nil {

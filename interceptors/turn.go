@@ -56,13 +56,16 @@ type turnEditor interface {
 // the text to answer the agent with instead of forwarding. A hook that
 // hookgate could not run for want of a slot (limits.max_concurrent_hooks)
 // is no verdict on the prompt: the request is refused with a 503 to retry
-// (overloaded), not answered as blocked.
-func (c *Chat) prepareTurn(ctx context.Context, x *exchangeState, t *turn, ed turnEditor, body []byte) (out []byte, blocked string, err error) {
+// (overloaded), not answered as blocked. readTurn reads the request's
+// turn; it is called only when a request-side hook exists.
+func (c *Chat) prepareTurn(ctx context.Context, x *exchangeState, readTurn func() *turn, ed turnEditor, body []byte) (out []byte, blocked string, err error) {
 	if !c.requestSide() {
-		// Nothing to fire or re-apply: the session is not even looked up
-		// (with a store, that is a locked read per request).
+		// Nothing to fire or re-apply: the turn is not read and the
+		// session not even looked up (with a store, that is a locked read
+		// per request).
 		return body, "", nil
 	}
+	t := readTurn()
 	sess := c.opts.Memory.Lock(x.id.session)
 	defer c.opts.Memory.Unlock(sess)
 	fresh := !t.HasAssistant
