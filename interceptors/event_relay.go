@@ -29,7 +29,7 @@ type eventFormat interface {
 }
 
 func newEventRelay(client Sink, maxEvent int, maxStream int64, work *time.Duration) eventRelay {
-	return eventRelay{client: client, parser: providers.NewSSEParser(maxEvent), maxStream: maxStream, work: work}
+	return eventRelay{client: client, parser: providers.NewRelaySSEParser(maxEvent), maxStream: maxStream, work: work}
 }
 
 func (r *eventRelay) write(b []byte) error {
@@ -63,7 +63,8 @@ func (r *eventRelay) drain(ctx context.Context, f eventFormat) error {
 	for {
 		frame, err := r.parser.Next()
 		if err != nil {
-			return f.fail("event_too_large", "an upstream event exceeded hookgate's limit (limits.max_event_bytes)", err)
+			code, message := parserFailure(err)
+			return f.fail(code, message, err)
 		}
 		if frame == nil {
 			return nil

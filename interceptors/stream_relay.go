@@ -10,8 +10,8 @@ import (
 )
 
 // streamRelay moves an upstream event stream to the client event by event.
-// Frames nobody needs to touch are written as the bytes that came; a frame
-// handler may replace them. It notices the terminal marker, so that a
+// Frames nobody needs to touch are written as the lines the relay parser
+// passes on, as they came; a frame handler may replace them. It notices the terminal marker, so that a
 // stream that merely stops is reported as truncated rather than passed
 // off as a clean finish.
 type streamRelay struct {
@@ -30,7 +30,7 @@ type streamRelay struct {
 type frameHandler func(f *providers.SSEFrame, client Sink) (handled bool, err error)
 
 func newStreamRelay(maxEvent int, maxStream int64, ends func(*providers.SSEFrame) bool) *streamRelay {
-	return &streamRelay{parser: providers.NewSSEParser(maxEvent), maxStream: maxStream, ends: ends}
+	return &streamRelay{parser: providers.NewRelaySSEParser(maxEvent), maxStream: maxStream, ends: ends}
 }
 
 // run relays until the stream ends, the client leaves or ctx is done.
@@ -72,7 +72,8 @@ func (r *streamRelay) drain(client Sink, handle frameHandler) error {
 	for {
 		f, err := r.parser.Next()
 		if err != nil {
-			return r.fail(client, "event_too_large", "an upstream event exceeded hookgate's limit (limits.max_event_bytes)", err)
+			code, message := parserFailure(err)
+			return r.fail(client, code, message, err)
 		}
 		if f == nil {
 			return nil
@@ -96,11 +97,11 @@ func (r *streamRelay) drain(client Sink, handle frameHandler) error {
 }
 
 // finish handles the end of the upstream body: the last frames, then a
-// truncation error when the stream never reached its terminal marker, or
-// else the bytes of an unterminated last event as they came. A truncated
-// stream's unfinished event is not passed on: glued to the error event, it
-// would turn both into one malformed event and hide the error from the
-// client (the held path, chatStream, drops it too).
+// truncation error when the stream never reached its terminal marker or
+// stops inside an event (even one after the terminal marker: an event is
+// whole only at its blank line). The unfinished event is not passed on:
+// glued to the error event, it would turn both into one malformed event
+// and hide the error from the client.
 func (r *streamRelay) finish(client Sink, handle frameHandler) error {
 	r.parser.End()
 	if err := r.drain(client, handle); err != nil {
@@ -109,10 +110,8 @@ func (r *streamRelay) finish(client Sink, handle frameHandler) error {
 	if !r.complete {
 		return r.fail(client, "stream_truncated", "the upstream stream ended before it finished", ErrTruncated)
 	}
-	if tail := r.parser.Trailing(); len(tail) > 0 {
-		if _, err := client.Write(tail); err != nil {
-			return err
-		}
+	if len(r.parser.Trailing()) > 0 {
+		return r.fail(client, "stream_truncated", unfinishedEvent, ErrTruncated)
 	}
 	return client.Flush()
 }

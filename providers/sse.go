@@ -15,14 +15,17 @@ const DefaultMaxSSEEvent = 8 << 20
 // Every slice aliases the parser's buffers and is valid only until the next
 // call of any SSEParser method; copy what must outlive that.
 type SSEFrame struct {
-	// Raw is the exact bytes of the event, from the end of the previous event
-	// through the blank line that ends this one. Concatenating the Raw of
-	// every frame, then SSEParser.Trailing, gives back the input.
+	// Raw is the bytes of the event, from the end of the previous event
+	// through the blank line that ends this one. From NewSSEParser they are
+	// exact: concatenating the Raw of every frame, then
+	// SSEParser.Trailing, gives back the input. From NewRelaySSEParser they
+	// are the lines it passes on (see there), as they came.
 	Raw []byte
 	// Event is the value of the last "event:" line; nil if there was none.
 	Event []byte
 	// Data is the values of the "data:" lines joined with "\n". It is nil
 	// when DataLines is 0 and may be empty (but non-nil) when DataLines > 0.
+	// A relay parser never yields more than one data line.
 	Data []byte
 	// ID is the value of the last "id:" line; nil if there was none.
 	ID []byte
@@ -36,7 +39,7 @@ type SSEFrame struct {
 	Done bool
 	// Seq numbers the frames of a stream from 0.
 	Seq uint64
-	// Offset is the stream offset of Raw's first byte.
+	// Offset is the stream offset where the event begins.
 	Offset int64
 }
 
@@ -62,6 +65,17 @@ func isLineEnd(b []byte) bool {
 // frame keeps its bytes. "retry:" lines are kept but not interpreted, and a
 // leading byte-order mark is not stripped.
 //
+// A relay parser (NewRelaySSEParser) reads what hookgate passes on to a
+// client, and holds the line forms clients read in different ways (see
+// sse_readings.go): it fails with an *SSELineFormError (wrapping
+// ErrSSEAmbiguous) at a bare CR line ending, a second data line in one
+// event, a data value edged with white space JSON does not allow, or a line
+// of an unknown field that a lenient client reads as a known one. Other
+// lines of unknown fields are left out of Raw, and so is a byte-order mark
+// at the very start of the stream: every client then reads the frames as
+// the parser did. An event whose lines are all known keeps Raw aliasing
+// the input, as from NewSSEParser.
+//
 // Usage: Feed a chunk, then call Next until it returns a nil frame; repeat.
 // At end of input call End, drain Next again, then read Trailing.
 //
@@ -76,7 +90,8 @@ func isLineEnd(b []byte) bool {
 //
 // A parser is not safe for concurrent use.
 type SSEParser struct {
-	max int
+	max   int
+	relay bool // see NewRelaySSEParser
 
 	buf       []byte
 	evStart   int  // start of the unfinished event in buf
@@ -98,6 +113,12 @@ type SSEParser struct {
 	dataBuf            []byte // joined data when dataLines > 1
 	comments, fields   int
 
+	// Relay parsers only.
+	bomDecided bool   // whether the stream begins with a byte-order mark is known
+	skip       int    // leading bytes of the event outside any line (that mark)
+	dropped    bool   // the event has a line Raw leaves out
+	rawBuf     []byte // Raw of an event with a line left out
+
 	seq       uint64
 	discarded int64 // stream offset of buf[0]
 	frame     SSEFrame
@@ -112,12 +133,21 @@ func NewSSEParser(maxEvent int) *SSEParser {
 	return &SSEParser{max: maxEvent}
 }
 
+// NewRelaySSEParser returns a parser for a stream relayed to a client:
+// one that refuses the line forms clients read in different ways and
+// leaves out of Raw the lines no client reads (see SSEParser).
+func NewRelaySSEParser(maxEvent int) *SSEParser {
+	p := NewSSEParser(maxEvent)
+	p.relay = true
+	return p
+}
+
 // MaxEvent returns the event size limit.
 func (p *SSEParser) MaxEvent() int { return p.max }
 
 // Reset prepares the parser for a new stream, keeping its buffers and limit.
 func (p *SSEParser) Reset() {
-	*p = SSEParser{max: p.max, buf: p.buf[:0], dataBuf: p.dataBuf[:0]}
+	*p = SSEParser{max: p.max, relay: p.relay, buf: p.buf[:0], dataBuf: p.dataBuf[:0], rawBuf: p.rawBuf[:0]}
 }
 
 // Feed appends input. b is copied; the caller may reuse it at once. Call Next
@@ -164,7 +194,8 @@ func (p *SSEParser) End() { p.ended = true }
 
 // Trailing returns the bytes after the last complete event: after End and a
 // drained Next, a non-empty result means the stream stopped mid-event. The
-// slice aliases the parser's buffer (valid until the next method call).
+// slice aliases the parser's buffer (valid until the next method call). A
+// relay parser's are as they came: nothing is left out of them.
 func (p *SSEParser) Trailing() []byte { return p.buf[p.evStart:] }
 
 // Err returns the error that failed the parser, if any.
@@ -177,6 +208,9 @@ func (p *SSEParser) Next() (*SSEFrame, error) {
 	if p.err != nil {
 		return nil, p.err
 	}
+	if p.relay && !p.bomDecided && !p.decideBOM() {
+		return nil, nil
+	}
 	for {
 		if p.crPending {
 			if p.pos >= len(p.buf) {
@@ -184,6 +218,9 @@ func (p *SSEParser) Next() (*SSEFrame, error) {
 					break
 				}
 				p.crPending = false
+				if p.relay {
+					return nil, p.refuse(p.pos-1, formBareCR)
+				}
 				if p.crEnds {
 					p.crEnds = false
 					return p.emit(p.pos)
@@ -194,6 +231,8 @@ func (p *SSEParser) Next() (*SSEFrame, error) {
 			if p.buf[p.pos] == '\n' {
 				p.pos++
 				p.lineStart = p.pos
+			} else if p.relay {
+				return nil, p.refuse(p.pos-1, formBareCR)
 			}
 			if p.crEnds {
 				p.crEnds = false
@@ -208,7 +247,9 @@ func (p *SSEParser) Next() (*SSEFrame, error) {
 		end := p.pos + i
 		blank := end == p.lineStart
 		if !blank {
-			p.line(p.lineStart, end)
+			if err := p.line(p.lineStart, end); err != nil {
+				return nil, err
+			}
 		}
 		p.pos = end + 1
 		p.lineStart = p.pos
@@ -241,14 +282,35 @@ func indexLineEnd(b []byte) int {
 	return lf
 }
 
+// decideBOM settles, at the start of a relayed stream, whether it begins
+// with a byte-order mark, which is then left out. It reports false while
+// the bytes so far are a part of one.
+func (p *SSEParser) decideBOM() bool {
+	if len(p.buf) < len(sseBOM) && !p.ended && bytes.HasPrefix([]byte(sseBOM), p.buf) {
+		return false
+	}
+	p.bomDecided = true
+	if bytes.HasPrefix(p.buf, []byte(sseBOM)) {
+		p.skip = len(sseBOM)
+		p.pos, p.lineStart = p.skip, p.skip
+	}
+	return true
+}
+
+// refuse fails a relay parser at the line form found at buf[at].
+func (p *SSEParser) refuse(at int, form string) error {
+	p.err = &SSELineFormError{Offset: p.discarded + int64(at), Form: form}
+	return p.err
+}
+
 // line records the non-blank line buf[start:end] into the event being built.
-func (p *SSEParser) line(start, end int) {
+// Only a relay parser fails, at a line form it refuses.
+func (p *SSEParser) line(start, end int) error {
 	b := p.buf[start:end]
 	if b[0] == ':' {
 		p.comments++
-		return
+		return nil
 	}
-	p.fields++
 	name := b
 	vs, ve := end, end
 	if c := bytes.IndexByte(b, ':'); c >= 0 {
@@ -258,14 +320,30 @@ func (p *SSEParser) line(start, end int) {
 			vs++
 		}
 	}
+	if p.relay && !knownSSEField(name) {
+		if readsAsField(b) {
+			return p.refuse(start, formLenientField)
+		}
+		p.dropped = true
+		return nil
+	}
+	p.fields++
 	base := p.evStart
 	switch string(name) {
 	case "data":
+		if p.relay {
+			if p.dataLines > 0 {
+				return p.refuse(start, formSeveralData)
+			}
+			if ambiguousDataValue(p.buf[vs:ve]) {
+				return p.refuse(start, formDataSpace)
+			}
+		}
 		p.dataLines++
 		switch p.dataLines {
 		case 1:
 			p.data0Off, p.data0End = vs-base, ve-base
-			return
+			return nil
 		case 2:
 			p.dataBuf = append(p.dataBuf[:0], p.buf[base+p.data0Off:base+p.data0End]...)
 		}
@@ -278,15 +356,21 @@ func (p *SSEParser) line(start, end int) {
 		p.hasID = true
 		p.idOff, p.idEnd = vs-base, ve-base
 	}
+	return nil
 }
 
 // emit closes the event at buf[evStart:end] and returns its frame.
 func (p *SSEParser) emit(end int) (*SSEFrame, error) {
-	raw := p.buf[p.evStart:end:end]
-	if len(raw) > p.max {
+	in := p.buf[p.evStart:end:end]
+	if len(in) > p.max {
 		p.err = fmt.Errorf("sse: event %d at offset %d: %d bytes, limit %d: %w",
-			p.seq, p.discarded+int64(p.evStart), len(raw), p.max, ErrEventTooLarge)
+			p.seq, p.discarded+int64(p.evStart), len(in), p.max, ErrEventTooLarge)
 		return nil, p.err
+	}
+	raw := in
+	if p.dropped || p.skip > 0 {
+		p.rawBuf = appendRelayedLines(p.rawBuf[:0], in[p.skip:])
+		raw = p.rawBuf[:len(p.rawBuf):len(p.rawBuf)]
 	}
 	f := &p.frame
 	*f = SSEFrame{
@@ -297,14 +381,14 @@ func (p *SSEParser) emit(end int) (*SSEFrame, error) {
 		Offset:    p.discarded + int64(p.evStart),
 	}
 	if p.hasEvent {
-		f.Event = raw[p.eventOff:p.eventEnd:p.eventEnd]
+		f.Event = in[p.eventOff:p.eventEnd:p.eventEnd]
 	}
 	if p.hasID {
-		f.ID = raw[p.idOff:p.idEnd:p.idEnd]
+		f.ID = in[p.idOff:p.idEnd:p.idEnd]
 	}
 	switch {
 	case p.dataLines == 1:
-		f.Data = raw[p.data0Off:p.data0End:p.data0End]
+		f.Data = in[p.data0Off:p.data0End:p.data0End]
 	case p.dataLines > 1:
 		f.Data = p.dataBuf
 	}
@@ -312,7 +396,7 @@ func (p *SSEParser) emit(end int) (*SSEFrame, error) {
 
 	p.seq++
 	p.evStart = end
-	p.hasEvent, p.hasID = false, false
-	p.dataLines, p.comments, p.fields = 0, 0, 0
+	p.hasEvent, p.hasID, p.dropped = false, false, false
+	p.dataLines, p.comments, p.fields, p.skip = 0, 0, 0, 0
 	return f, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 	"strings"
+	"unicode"
 )
 
 // refFrame is a parsed event with owned copies of its parts, comparable with
@@ -42,6 +43,7 @@ type refResult struct {
 	Frames   []refFrame
 	Trailing string
 	TooLarge bool // parsing stopped with ErrEventTooLarge after Frames
+	Refused  bool // a relay parser stopped with ErrSSEAmbiguous after Frames
 }
 
 // refParseSSE is the obviously-correct reference: it sees the whole input at
@@ -117,9 +119,136 @@ func refParseSSE(in []byte, max int) refResult {
 	return res
 }
 
+// refRelaySSE is the reference for a relay parser, written from its rules
+// (sse_readings.go) and sharing no code with it: a byte-order mark at the
+// start is skipped; lines end in LF or CRLF, and any other CR refuses; an
+// event with a second data line, a data value edged with white space other
+// than space and tab, or a line of an unknown field that reads as a known
+// one once BOMs and white space are trimmed from its start, refuses; other
+// lines of unknown fields are left out of Raw. The frames before the
+// refused (or oversized) event are the result.
+func refRelaySSE(in []byte, max int) refResult {
+	var res refResult
+	known := map[string]bool{"data": true, "event": true, "id": true, "retry": true}
+	s := string(in)
+	pos := 0
+	if strings.HasPrefix(s, "\uFEFF") {
+		pos = len("\uFEFF")
+	}
+	start := 0
+	var cur refFrame
+	var raw strings.Builder
+	var data []string
+	comments, fields := 0, 0
+	for {
+		j := strings.IndexAny(s[pos:], "\r\n")
+		if j < 0 {
+			break
+		}
+		j += pos
+		text := s[pos:j]
+		next := j + 1
+		bareCR := false
+		if s[j] == '\r' {
+			if j+1 < len(s) && s[j+1] == '\n' {
+				next = j + 2
+			} else {
+				bareCR = true
+			}
+		}
+		full := s[pos:next]
+		pos = next
+		if bareCR {
+			res.Refused = true
+			return res
+		}
+		if text == "" {
+			raw.WriteString(full)
+			cur.Raw = raw.String()
+			if pos-start > max {
+				res.TooLarge = true
+				return res
+			}
+			cur.DataLines = len(data)
+			cur.Data = strings.Join(data, "\n")
+			cur.Comment = comments > 0 && fields == 0
+			cur.Done = len(data) > 0 && cur.Data == "[DONE]"
+			cur.Seq = uint64(len(res.Frames))
+			cur.Offset = int64(start)
+			res.Frames = append(res.Frames, cur)
+			cur, data, comments, fields = refFrame{}, nil, 0, 0
+			raw.Reset()
+			start = pos
+			continue
+		}
+		if text[0] == ':' {
+			comments++
+			raw.WriteString(full)
+			continue
+		}
+		name, value, found := strings.Cut(text, ":")
+		if found {
+			value = strings.TrimPrefix(value, " ")
+		}
+		if !known[name] {
+			trimmed := strings.TrimLeftFunc(text, func(r rune) bool { return r == '\uFEFF' || unicode.IsSpace(r) })
+			if trimmed != text && trimmed != "" && trimmed[0] != ':' {
+				lenient, _, _ := strings.Cut(trimmed, ":")
+				if known[lenient] {
+					res.Refused = true
+					return res
+				}
+			}
+			continue
+		}
+		fields++
+		raw.WriteString(full)
+		switch name {
+		case "data":
+			inner := strings.Trim(value, " \t")
+			if len(data) > 0 || strings.TrimLeftFunc(inner, unicode.IsSpace) != inner || strings.TrimRightFunc(inner, unicode.IsSpace) != inner {
+				res.Refused = true
+				return res
+			}
+			data = append(data, value)
+		case "event":
+			cur.Event, cur.HasEvent = value, true
+		case "id":
+			cur.ID, cur.HasID = value, true
+		}
+	}
+	res.Trailing = s[start:]
+	if len(res.Trailing) > max {
+		res.TooLarge = true
+	}
+	return res
+}
+
+// diffRelayResults compares relay results: which of the two errors stops a
+// stream at an event that is both oversized and refused depends on how the
+// input was cut, so only whether it stopped, and where, must agree.
+func diffRelayResults(a, b refResult) string {
+	if a.TooLarge || a.Refused || b.TooLarge || b.Refused {
+		if (a.TooLarge || a.Refused) != (b.TooLarge || b.Refused) {
+			return fmt.Sprintf("stopped: tooLarge %v refused %v vs tooLarge %v refused %v", a.TooLarge, a.Refused, b.TooLarge, b.Refused)
+		}
+		a.TooLarge, b.TooLarge = true, true
+	}
+	a.Refused, b.Refused = false, false
+	return diffResults(a, b)
+}
+
 // parseSplit runs SSEParser over in, cut at the given increasing offsets.
 func parseSplit(in []byte, cuts []int, max int) (refResult, error) {
-	p := NewSSEParser(max)
+	return parseSplitWith(NewSSEParser(max), in, cuts)
+}
+
+// parseRelaySplit runs a relay parser over in, cut at the given offsets.
+func parseRelaySplit(in []byte, cuts []int, max int) (refResult, error) {
+	return parseSplitWith(NewRelaySSEParser(max), in, cuts)
+}
+
+func parseSplitWith(p *SSEParser, in []byte, cuts []int) (refResult, error) {
 	var res refResult
 	drain := func() error {
 		for {
@@ -127,6 +256,10 @@ func parseSplit(in []byte, cuts []int, max int) (refResult, error) {
 			if err != nil {
 				if errors.Is(err, ErrEventTooLarge) {
 					res.TooLarge = true
+					return nil
+				}
+				if errors.Is(err, ErrSSEAmbiguous) {
+					res.Refused = true
 					return nil
 				}
 				return err
@@ -144,12 +277,12 @@ func parseSplit(in []byte, cuts []int, max int) (refResult, error) {
 		}
 		p.Feed(in[prev:c])
 		prev = c
-		if err := drain(); err != nil || res.TooLarge {
+		if err := drain(); err != nil || res.TooLarge || res.Refused {
 			return res, err
 		}
 	}
 	p.End()
-	if err := drain(); err != nil || res.TooLarge {
+	if err := drain(); err != nil || res.TooLarge || res.Refused {
 		return res, err
 	}
 	res.Trailing = string(p.Trailing())

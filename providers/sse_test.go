@@ -2,8 +2,10 @@ package providers
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"math/rand"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -250,30 +252,46 @@ func TestSSEFeedAfterEnd(t *testing.T) {
 	}
 }
 
+// AppendSSEData writes one data line whatever the payload: its line breaks,
+// white space between JSON tokens, become spaces, so a relay parser takes
+// the event back with the same JSON reading.
 func TestAppendSSEData(t *testing.T) {
 	cases := map[string]string{
-		`{"a":1}`:          "data: {\"a\":1}\n\n",
-		"{\n  \"a\": 1\n}": "data: {\ndata:   \"a\": 1\ndata: }\n\n",
-		"x\r\ny\rz":        "data: x\ndata: y\ndata: z\n\n",
-		"":                 "data: \n\n",
+		`{"a":1}`:             "data: {\"a\":1}\n\n",
+		"{\n  \"a\": 1\n}":    "data: {   \"a\": 1 }\n\n",
+		"{\r\n\"a\":\r[1]\n}": "data: {  \"a\": [1] }\n\n",
+		"":                    "data: \n\n",
 	}
 	for in, want := range cases {
 		got := FrameSSEData([]byte(in))
 		if string(got) != want {
 			t.Errorf("FrameSSEData(%q) = %q, want %q", in, got, want)
 		}
-		// Round trip: the parser gives back the payload with "\n" breaks.
-		p := NewSSEParser(0)
+		p := NewRelaySSEParser(0)
 		p.Feed(got)
 		f, err := p.Next()
-		norm := strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(in)
-		if err != nil || f == nil || string(f.Data) != norm {
-			t.Errorf("round trip of %q: %v %v", in, f, err)
+		if err != nil || f == nil || f.DataLines != 1 || string(f.Raw) != want {
+			t.Fatalf("relay parser on %q: %v %v", got, f, err)
+		}
+		if in != "" && !jsonEqual(t, f.Data, []byte(in)) {
+			t.Errorf("payload %q reads as other JSON than %q", f.Data, in)
 		}
 	}
 	if got := AppendSSEComment(nil, "held\nfor approval"); string(got) != ": held for approval\n\n" {
 		t.Errorf("comment %q", got)
 	}
+}
+
+func jsonEqual(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	var va, vb any
+	if err := json.Unmarshal(a, &va); err != nil {
+		t.Fatalf("%q: %v", a, err)
+	}
+	if err := json.Unmarshal(b, &vb); err != nil {
+		t.Fatalf("%q: %v", b, err)
+	}
+	return reflect.DeepEqual(va, vb)
 }
 
 func TestSSEFrameEmpty(t *testing.T) {

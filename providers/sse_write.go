@@ -1,25 +1,20 @@
 package providers
 
-// AppendSSEData appends payload framed as one SSE event: "data: <payload>\n\n".
-// A payload that spans lines (pretty-printed JSON) becomes one "data:" line
-// per line, which a client joins back with "\n"; CR and CRLF inside it are
-// treated as line breaks, as SSE readers do.
+// AppendSSEData appends payload framed as one SSE event with one data
+// line: "data: <payload>\n\n". A line break in payload (pretty-printed
+// JSON) becomes a space: between JSON tokens both are white space, and an
+// event of several data lines is read one way by go-openai (each line a
+// payload) and another by the SDKs that join them, so hookgate never
+// writes one.
 func AppendSSEData(dst, payload []byte) []byte {
-	for {
-		i := indexLineEnd(payload)
-		if i < 0 {
-			break
-		}
-		dst = append(dst, "data: "...)
-		dst = append(dst, payload[:i]...)
-		dst = append(dst, '\n')
-		if payload[i] == '\r' && i+1 < len(payload) && payload[i+1] == '\n' {
-			i++
-		}
-		payload = payload[i+1:]
-	}
 	dst = append(dst, "data: "...)
+	start := len(dst)
 	dst = append(dst, payload...)
+	for i := start; i < len(dst); i++ {
+		if dst[i] == '\n' || dst[i] == '\r' {
+			dst[i] = ' '
+		}
+	}
 	return append(dst, '\n', '\n')
 }
 
