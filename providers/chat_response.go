@@ -246,6 +246,25 @@ func SetResponseToolCallArguments(body []byte, choice, pos int, args string) ([]
 	return detach(out, body), nil
 }
 
+// SetResponseCustomInput returns a copy of body whose custom tool call
+// (choice, position in message.tool_calls) has custom.input set to input.
+func SetResponseCustomInput(body []byte, choice, pos int, input string) ([]byte, error) {
+	const what = "set custom tool call input"
+	cp, err := responseChoicePath(body, choice, what)
+	if err != nil {
+		return nil, err
+	}
+	p := jpath(cp+".message.tool_calls", pos)
+	if !gjson.GetBytes(body, p+".custom").IsObject() {
+		return nil, fmt.Errorf("%s: choice %d tool call %d: %w", what, choice, pos, ErrNotFound)
+	}
+	out, err := setRaw(body, p+".custom.input", appendQuoted(nil, input))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return detach(out, body), nil
+}
+
 // AppendResponseContent returns a copy of body with text appended to the
 // choice's message.content: a null or missing content becomes text, a
 // string is extended, an array of parts gains a text part.
