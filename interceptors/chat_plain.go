@@ -2,6 +2,7 @@ package interceptors
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -54,7 +55,17 @@ func (x *chatExchange) finishPlainAttempt(ctx context.Context, body, reqBody []b
 				blocked = append(blocked, tc.Pos)
 				notes = append(notes, blockNote(x.chat.opts.BlockTemplate, tc.Name, v.HookID, v.Reason))
 			case hooks.Rewrite:
-				if out, err = providers.SetResponseToolCallArguments(out, ch.Index, tc.Pos, string(v.Arguments)); err != nil {
+				if tc.Custom {
+					// A custom call is judged as {"input": text}; its
+					// rewrite must keep that shape.
+					input := gjson.GetBytes(v.Arguments, "input")
+					if input.Type != gjson.String {
+						return nil, editFailed(errCustomRewrite)
+					}
+					if out, err = providers.SetResponseCustomInput(out, ch.Index, tc.Pos, input.Str); err != nil {
+						return nil, editFailed(err)
+					}
+				} else if out, err = providers.SetResponseToolCallArguments(out, ch.Index, tc.Pos, string(v.Arguments)); err != nil {
 					return nil, editFailed(err)
 				}
 			}
@@ -131,6 +142,8 @@ func (x *chatExchange) judgeAll(ctx context.Context, responseID string, ch provi
 	wg.Wait()
 	return verdicts
 }
+
+var errCustomRewrite = errors.New(`a rewrite of a custom tool call must give {"input": "<text>"}`)
 
 func editFailed(err error) error {
 	return &RequestError{Status: 500, Type: "server_error", Code: "hookgate_error", Message: "hookgate could not apply a hook's decision to the response", Err: err}

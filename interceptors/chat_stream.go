@@ -41,6 +41,7 @@ type chatStream struct {
 	keepText bool // the answer's text is needed: pre_response, stop, retries
 	terminal bool // [DONE], a finish, or an in-band error was seen
 	errored  bool // an in-band error was passed on: later events are not
+	done     bool // [DONE] was seen: any later data event ends the stream
 
 	retry retryState
 }
@@ -182,10 +183,16 @@ func (s *chatStream) onFrame(ctx context.Context, f *providers.SSEFrame) error {
 		}
 		return nil
 	}
+	if s.done && f.HasData() {
+		// Nothing follows [DONE]. A client that reads on (or a proxy
+		// between) would take a chunk hookgate never judged.
+		return s.fail("unreadable_chunk", "the upstream sent an event after [DONE]", errEventAfterDone)
+	}
 	if !f.HasData() {
 		return s.passOrQueue(f.Raw, nil, nil)
 	}
 	if f.Done {
+		s.done = true
 		// Some providers never set a finish_reason: [DONE] finishes every
 		// choice still open.
 		s.terminal = true
@@ -213,10 +220,13 @@ func (s *chatStream) onFrame(ctx context.Context, f *providers.SSEFrame) error {
 		return nil
 	}
 	if err := s.chunk.Decode(f.Data); err != nil {
-		if errors.Is(err, providers.ErrDuplicateKey) || mentionsCall(f.Data) {
+		if errors.Is(err, providers.ErrDuplicateKey) || errors.Is(err, providers.ErrUnjudgedCall) ||
+			errors.Is(err, providers.ErrBadIndex) || mentionsCall(f.Data) {
 			// A chunk hookgate cannot read that an agent may still read
-			// (a repeated key: JSON decoders keep the last one) could carry
-			// a call past the hooks: the stream stops here instead.
+			// (a repeated key: JSON decoders keep the last one), a call in a
+			// place or shape hookgate does not judge, or an index clients
+			// read differently could carry a call past the hooks: the
+			// stream stops here instead.
 			return s.fail("unreadable_chunk", "the upstream sent a chunk hookgate cannot read, and it may carry a tool call", err)
 		}
 		// Other malformed upstream JSON is relayed as it came.
@@ -351,6 +361,8 @@ func (s *chatStream) passOrQueue(raw, data []byte, finish []int) error {
 }
 
 var errErrorWithCall = errors.New("an error chunk carries a tool call")
+
+var errEventAfterDone = errors.New("an event after [DONE]")
 
 var errCaseVariantKeys = errors.New("a chunk's keys differ in case from the protocol's")
 

@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/tidwall/gjson"
@@ -28,7 +29,8 @@ type ChatChunk struct {
 // ChunkChoice is one element of a chunk's choices.
 type ChunkChoice struct {
 	// Index is the choice's "index"; its position in the array when the
-	// member is missing or not an integer.
+	// member is missing or null. Decode refuses any other value that is not
+	// a plain non-negative integer (ErrBadIndex).
 	Index int
 	// Pos is the choice's position in the choices array.
 	Pos int
@@ -39,7 +41,8 @@ type ChunkChoice struct {
 	// ToolCalls are the delta's tool_calls entries, in array order.
 	ToolCalls []ToolCallDelta
 	// FunctionCall is the deprecated delta.function_call (the legacy
-	// "functions" API); hookgate does not assemble it.
+	// "functions" API). hookgate does not assemble it: Decode refuses one
+	// that carries anything (ErrUnjudgedCall).
 	FunctionCall Field
 	// Other reports another meaningful delta member (reasoning_content,
 	// reasoning, refusal, audio, function_call...): one whose value is not
@@ -47,6 +50,8 @@ type ChunkChoice struct {
 	Other bool
 	// FinishReason is the choice's finish_reason.
 	FinishReason Field
+
+	toolCallsRaw []byte // delta.tool_calls as sent, to compare with message.tool_calls
 }
 
 // HasContent reports a content delta that is a non-empty string.
@@ -61,7 +66,8 @@ func (c *ChunkChoice) Finished() bool {
 // to is the assembler's business: Index may be missing, start at 1, repeat
 // for different calls, or several entries may share a delta.
 type ToolCallDelta struct {
-	// Index is the wire "index"; -1 when absent or not a non-negative integer.
+	// Index is the wire "index"; -1 when absent or null. Decode refuses
+	// any other value that is not a plain non-negative integer.
 	Index int
 	// Pos is the entry's position in the tool_calls array.
 	Pos       int
@@ -194,17 +200,21 @@ func (c *ChatChunk) decodeChoices(raw []byte) error {
 			continue
 		}
 		seen := keySet{fold: true}
+		var message []byte
 		for key, v, ok := obj.next(); ok; key, v, ok = obj.next() {
 			var err error
 			switch {
 			case seen.once(key, "index"):
-				if n, ok := parseIndex(v); ok {
+				var n int
+				if n, err = readIndex(v); err == nil && n >= 0 {
 					ch.Index = n
 				}
 			case seen.once(key, "delta"):
 				err = ch.decodeDelta(v)
 			case seen.once(key, "finish_reason"):
 				ch.FinishReason = Field{v}
+			case seen.once(key, "message"):
+				message = v
 			}
 			if err == nil {
 				err = seen.err
@@ -212,6 +222,41 @@ func (c *ChatChunk) decodeChoices(raw []byte) error {
 			if err != nil {
 				return err
 			}
+		}
+		if err := ch.checkMessage(message); err != nil {
+			return err
+		}
+		message = nil
+	}
+	return nil
+}
+
+// checkMessage refuses a choice's "message" member (openai-node merges it
+// into the streamed completion) that carries a tool call other than the
+// delta's own: tool_calls that are not byte for byte the delta's, or a
+// function_call.
+func (ch *ChunkChoice) checkMessage(raw []byte) error {
+	obj, ok := iterObject(raw)
+	if !ok {
+		if meaningful(raw) {
+			return unjudged("a chunk's choice.message that is not an object")
+		}
+		return nil
+	}
+	seen := keySet{fold: true}
+	for key, v, ok := obj.next(); ok; key, v, ok = obj.next() {
+		switch {
+		case seen.once(key, "tool_calls"):
+			if meaningful(v) && !bytes.Equal(bytes.TrimSpace(v), bytes.TrimSpace(ch.toolCallsRaw)) {
+				return unjudged("a chunk's choice.message.tool_calls that differ from its delta's")
+			}
+		case seen.once(key, "function_call"):
+			if meaningful(v) {
+				return unjudged("a chunk's choice.message.function_call")
+			}
+		}
+		if seen.err != nil {
+			return seen.err
 		}
 	}
 	return nil
@@ -231,11 +276,14 @@ func (ch *ChunkChoice) decodeDelta(raw []byte) error {
 		case seen.once(key, "role"):
 			ch.Role = Field{v}
 		case seen.once(key, "tool_calls"):
+			ch.toolCallsRaw = v
 			err = ch.decodeToolCalls(v)
-		default:
-			if seen.once(key, "function_call") {
-				ch.FunctionCall = Field{v}
+		case seen.once(key, "function_call"):
+			ch.FunctionCall = Field{v}
+			if meaningful(v) {
+				err = unjudged("a delta's legacy function_call")
 			}
+		default:
 			if meaningful(v) {
 				ch.Other = true
 			}
@@ -266,13 +314,22 @@ func (ch *ChunkChoice) decodeToolCalls(raw []byte) error {
 		for key, v, ok := obj.next(); ok && seen.err == nil; key, v, ok = obj.next() {
 			switch {
 			case seen.once(key, "index"):
-				if n, ok := parseIndex(v); ok {
-					d.Index = n
+				n, err := readIndex(v)
+				if err != nil {
+					return err
 				}
+				d.Index = n
 			case seen.once(key, "id"):
 				d.ID = Field{v}
 			case seen.once(key, "type"):
 				d.Type = Field{v}
+				if keyIsFold(bytes.Trim(v, `"`), "custom") {
+					return unjudged(`a streamed tool call of type "custom"`)
+				}
+			case seen.once(key, "custom"):
+				if meaningful(v) {
+					return unjudged("a streamed tool call with a custom member")
+				}
 			case seen.once(key, "function"):
 				fn, ok := iterObject(v)
 				if !ok {

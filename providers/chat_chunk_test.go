@@ -15,7 +15,7 @@ func TestChatChunkDecode(t *testing.T) {
 		{"index":0,"delta":{"role":"assistant","content":null,"refusal":null,"tool_calls":[
 			{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":""}},
 			{"id":null,"function":{"name":null,"arguments":"{\"a\":1}"}},
-			{"index":"2","id":"","function":{}}]},
+			{"index":null,"id":"","function":{}}]},
 		 "finish_reason":null},
 		{"index":1,"delta":{"content":"hi\n","reasoning_content":"think"},"finish_reason":"stop"},
 		{"delta":{"role":"assistant","graph_data":{},"llm_data":null,"channel":""}}
@@ -45,7 +45,7 @@ func TestChatChunkDecode(t *testing.T) {
 		t.Errorf("delta 1: %+v", d1)
 	}
 	if d2.HasIndex() || d2.ID.State() != FieldEmpty || d2.Name.State() != FieldAbsent || d2.Arguments.Present() {
-		t.Errorf("delta 2 (string index is no index): %+v", d2)
+		t.Errorf("delta 2 (a null index is no index): %+v", d2)
 	}
 	ch = c.Choices[1]
 	if ch.Index != 1 || ch.Content.Text() != "hi\n" || !ch.HasContent() || !ch.Other || !ch.Finished() || ch.FinishReason.Text() != "stop" {

@@ -7,10 +7,10 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// Encoders for synthesised chat.completion.chunk payloads. Each starts from
-// a template: the bytes of an original chunk of the same stream, so id,
-// object, created, model, system_fingerprint and any unknown members keep
-// the upstream's values and order. Frame the result with FrameSSEData.
+// Encoders for synthesised chat.completion.chunk payloads. Each is encoded
+// fresh from hookgate's reading of a template, an original chunk of the
+// same stream: its id, created, model and system_fingerprint, nothing else
+// (see singleChoiceChunk). Frame the result with FrameSSEData.
 
 // ToolCallOut is a tool call to put on the wire.
 type ToolCallOut struct {
@@ -121,57 +121,39 @@ func SetChunkFinishReason(chunk []byte, choice int, reason string) ([]byte, erro
 	return detach(out, chunk), nil
 }
 
-// singleChoiceChunk rebuilds template so that choices holds only the given
-// choice, whose delta becomes {role?, members...}. The template's choice
-// keeps its other members (content_filter_results, logprobs is nulled),
-// finish_reason becomes null, Writer's "message" mirror goes, and a
-// top-level usage becomes null and error is removed: the synthesised chunk
-// must not repeat what the stream reports elsewhere.
+// singleChoiceChunk encodes a fresh chunk for one choice, whose delta is
+// {role?, members...}: nothing of template is copied but what hookgate read
+// from it with the protocol's exact key names: "id", "created", "model" and
+// "system_fingerprint" (clients check that a stream's chunks share an id),
+// and the choice's delta.role. Any other member of the upstream's chunk,
+// whether unknown or a spelling of a known one (which some client could
+// read as a call), stays out.
 func singleChoiceChunk(template []byte, choice int, members []byte) ([]byte, error) {
 	if _, err := parseBody(template, "template"); err != nil {
 		return nil, err
 	}
-	pos, raw := findChoice(template, choice)
-	delta := []byte{'{'}
-	if pos >= 0 {
-		if role := gjson.GetBytes(raw, "delta.role"); role.Type == gjson.String {
-			delta = append(append(append(delta, `"role":`...), role.Raw...), ',')
-		}
-	}
-	delta = append(append(delta, members...), '}')
-
-	var ch []byte
-	var err error
-	if pos < 0 {
-		ch = append([]byte(`{"index":`), strconv.Itoa(choice)...)
-		ch = append(append(append(ch, `,"delta":`...), delta...), `,"finish_reason":null}`...)
+	out := []byte(`{"id":`)
+	out = appendQuoted(out, gjson.GetBytes(template, "id").String())
+	out = append(out, `,"object":"chat.completion.chunk","created":`...)
+	if c := gjson.GetBytes(template, "created"); c.Type == gjson.Number {
+		out = strconv.AppendInt(out, c.Int(), 10)
 	} else {
-		ch = raw
-		if ch, err = setRaw(ch, "delta", delta); err != nil {
-			return nil, err
-		}
-		for _, k := range []string{"finish_reason", "native_finish_reason", "logprobs"} {
-			if v := gjson.GetBytes(ch, k); v.Exists() && v.Type != gjson.Null {
-				if ch, err = setRaw(ch, k, []byte("null")); err != nil {
-					return nil, err
-				}
-			}
-		}
-		if ch, err = deletePath(ch, "message"); err != nil {
-			return nil, err
-		}
+		out = append(out, '0')
 	}
-	out, err := setRaw(template, "choices", append(append([]byte{'['}, ch...), ']'))
-	if err != nil {
-		return nil, err
+	out = append(out, `,"model":`...)
+	out = appendQuoted(out, gjson.GetBytes(template, "model").String())
+	if fp := gjson.GetBytes(template, "system_fingerprint"); fp.Type == gjson.String {
+		out = appendQuoted(append(out, `,"system_fingerprint":`...), fp.Str)
 	}
-	if u := gjson.GetBytes(out, "usage"); u.Exists() && u.Type != gjson.Null {
-		if out, err = setRaw(out, "usage", []byte("null")); err != nil {
-			return nil, err
+	out = append(out, `,"choices":[{"index":`...)
+	out = strconv.AppendInt(out, int64(choice), 10)
+	out = append(out, `,"delta":{`...)
+	if pos, raw := findChoice(template, choice); pos >= 0 {
+		if role := gjson.GetBytes(raw, "delta.role"); role.Type == gjson.String {
+			out = append(appendQuoted(append(out, `"role":`...), role.Str), ',')
 		}
 	}
-	if out, err = deletePath(out, "error"); err != nil {
-		return nil, err
-	}
-	return detach(out, template), nil
+	out = append(out, members...)
+	out = append(out, `},"finish_reason":null}]}`...)
+	return out, nil
 }

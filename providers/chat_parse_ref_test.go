@@ -2,6 +2,7 @@ package providers
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -101,12 +102,20 @@ func refParseChatResponse(body []byte) (*ChatResponse, error) {
 	u := root.Get("usage")
 	r.HasUsage = u.Exists() && u.Type != gjson.Null
 	pos := 0
+	var refused error
 	root.Get("choices").ForEach(func(_, c gjson.Result) bool {
 		ch := ResponseChoice{Index: pos, Pos: pos}
-		if i := c.Get("index"); i.Type == gjson.Number {
+		if i := c.Get("index"); refBadIndex(i) {
+			refused = ErrBadIndex
+			return false
+		} else if i.Type == gjson.Number {
 			ch.Index = int(i.Int())
 		}
 		msg := c.Get("message")
+		if meaningful([]byte(msg.Get("function_call").Raw)) {
+			refused = ErrUnjudgedCall
+			return false
+		}
 		ch.Role = msg.Get("role").String()
 		ch.Content, ch.ContentState = refContentText(msg.Get("content"))
 		k := 0
@@ -118,13 +127,27 @@ func refParseChatResponse(body []byte) (*ChatResponse, error) {
 			} else if a.Exists() && a.Type != gjson.Null {
 				call.Arguments = a.Raw // an object instead of a string holding one
 			}
-			if i := tc.Get("index"); i.Type == gjson.Number {
+			if i := tc.Get("index"); refBadIndex(i) {
+				refused = ErrBadIndex
+				return false
+			} else if i.Type == gjson.Number {
 				call.Index = int(i.Int())
+			}
+			if cu := tc.Get("custom"); meaningful([]byte(cu.Raw)) || call.Type == "custom" {
+				if meaningful([]byte(tc.Get("function").Raw)) || call.Type != "custom" {
+					refused = ErrUnjudgedCall
+					return false
+				}
+				input, _ := json.Marshal(cu.Get("input").String())
+				call.Custom, call.Name, call.Arguments = true, cu.Get("name").String(), `{"input":`+string(input)+`}`
 			}
 			ch.ToolCalls = append(ch.ToolCalls, call)
 			k++
 			return true
 		})
+		if refused != nil {
+			return false
+		}
 		if fr := c.Get("finish_reason"); fr.Type == gjson.String {
 			ch.FinishReason = fr.Str
 		}
@@ -132,7 +155,22 @@ func refParseChatResponse(body []byte) (*ChatResponse, error) {
 		pos++
 		return true
 	})
+	if refused != nil {
+		return nil, refused
+	}
 	return r, nil
+}
+
+// refBadIndex reports an index member that is neither absent, null, nor a
+// plain non-negative integer of at most nine digits.
+func refBadIndex(i gjson.Result) bool {
+	if !i.Exists() || i.Type == gjson.Null {
+		return false
+	}
+	if i.Type != gjson.Number || len(i.Raw) > 9 || (len(i.Raw) > 1 && i.Raw[0] == '0') {
+		return true
+	}
+	return strings.Trim(i.Raw, "0123456789") != ""
 }
 
 // refContentText is the former contentText.
@@ -227,6 +265,11 @@ func responseSeeds(tb testing.TB) [][]byte {
 		`{"choices":{"a":{"index":-3,"message":{"role":1,"content":{}}}},"usage":null}`,
 		`{"choices":[{"message":{"tool_calls":[{"index":1e2,"id":"c","type":"function","function":{"name":"exec","arguments":{"command":"ls"}}},{"function":"x"},{"function":{"arguments":null}}]}}]}`,
 		`{"choices":[{"message":{"t\u006fol_calls":[{"id":"c","function":{"\u006e\u0061\u006d\u0065":"n","arguments":"{\"a\":\"\ud83d\ude00\"}"}}]},"finish_reason":"t\u006fol_calls"}],"id":12}`,
+		`{"choices":[{"message":{"tool_calls":[{"id":"c","type":"custom","custom":{"name":"exec","input":"rm \"-rf\" /"}}]}}]}`,
+		`{"choices":[{"message":{"tool_calls":[{"id":"c","type":"function","function":{"name":"ls"},"custom":{"name":"exec","input":"rm -rf /"}}]}}]}`,
+		`{"choices":[{"message":{"tool_calls":[{"id":"c","type":"custom","function":{"name":"ls"}}]}}]}`,
+		`{"choices":[{"message":{"function_call":{"name":"exec","arguments":"{}"},"tool_calls":null}}]}`,
+		`{"choices":[{"index":null,"message":{"function_call":null,"tool_calls":[{"index":null,"function":{"name":"ls"}}]}}]}`,
 		`  {"choices":[],"id":null}`, `{"choices":"x"}`, `{"choices":null}`, `{"choices":[1,"a",null,[]]}`,
 	} {
 		out = append(out, []byte(s))

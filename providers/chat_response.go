@@ -48,6 +48,15 @@ type ResponseToolCall struct {
 	Type      string
 	Name      string
 	Arguments string
+	// Custom marks a call of type "custom" (a free-form tool): Name is
+	// custom.name and Arguments {"input": custom.input}, so hooks judge it
+	// as JSON like any other call.
+	Custom bool
+}
+
+// customArguments is the JSON object {"input": <the custom call's input>}.
+func customArguments(input []byte) string {
+	return string(appendQuoted([]byte(`{"input":`), rawValueText(input))) + "}"
 }
 
 // Choice returns the choice whose Index is index, or nil.
@@ -82,9 +91,10 @@ func ParseChatResponse(body []byte) (*ChatResponse, error) {
 	d.pick(d.root(), responseKeys, top[:])
 	usage := d.raw(top[2])
 	r := &ChatResponse{ID: rawString(d.raw(top[0])), HasUsage: usage != nil && string(usage) != "null"}
-	var c, m [3]span
-	var t [4]span
-	var f [2]span
+	var c [3]span
+	var m [4]span
+	var t [5]span
+	var f, cu [2]span
 	for it, pos := d.values(top[1]), 0; ; pos++ {
 		v, ok := it.next()
 		if !ok {
@@ -92,10 +102,17 @@ func ParseChatResponse(body []byte) (*ChatResponse, error) {
 		}
 		d.pick(v, choiceKeys, c[:])
 		ch := ResponseChoice{Index: pos, Pos: pos}
-		if idx := d.raw(c[0]); isNumber(idx) {
-			ch.Index = numberInt(idx)
+		idx, err := readIndex(d.raw(c[0]))
+		if err != nil {
+			return nil, fmt.Errorf("chat response: choice %d: %w", pos, err)
+		}
+		if idx >= 0 {
+			ch.Index = idx
 		}
 		d.pick(c[1], responseMessageKeys, m[:])
+		if meaningful(d.raw(m[3])) {
+			return nil, fmt.Errorf("chat response: choice %d: %w", pos, unjudged("message.function_call"))
+		}
 		ch.Role = rawString(d.raw(m[0]))
 		ch.Content, ch.ContentState = d.contentText(m[1])
 		for calls, k := d.values(m[2]), 0; ; k++ {
@@ -107,8 +124,18 @@ func ParseChatResponse(body []byte) (*ChatResponse, error) {
 			d.pick(t[2], functionKeys, f[:])
 			call := ResponseToolCall{Pos: k, Index: -1, ID: rawString(d.raw(t[0])), Type: rawString(d.raw(t[1])),
 				Name: rawString(d.raw(f[0])), Arguments: rawValueText(d.raw(f[1]))}
-			if idx := d.raw(t[3]); isNumber(idx) {
-				call.Index = numberInt(idx)
+			if call.Index, err = readIndex(d.raw(t[3])); err != nil {
+				return nil, fmt.Errorf("chat response: choice %d, tool call %d: %w", pos, k, err)
+			}
+			if custom := d.raw(t[4]); meaningful(custom) || call.Type == "custom" {
+				if meaningful(d.raw(t[2])) || call.Type != "custom" {
+					return nil, fmt.Errorf("chat response: choice %d, tool call %d: %w", pos, k,
+						unjudged(`a tool call that is not both of type "custom" and in the custom shape alone`))
+				}
+				d.pick(t[4], customKeys, cu[:])
+				call.Custom = true
+				call.Name = rawString(d.raw(cu[0]))
+				call.Arguments = customArguments(d.raw(cu[1]))
 			}
 			ch.ToolCalls = append(ch.ToolCalls, call)
 		}
@@ -124,8 +151,9 @@ func ParseChatResponse(body []byte) (*ChatResponse, error) {
 var (
 	responseKeys        = []string{"id", "choices", "usage"}
 	choiceKeys          = []string{"index", "message", "finish_reason"}
-	responseMessageKeys = []string{"role", "content", "tool_calls"}
-	responseCallKeys    = []string{"id", "type", "function", "index"}
+	responseMessageKeys = []string{"role", "content", "tool_calls", "function_call"}
+	responseCallKeys    = []string{"id", "type", "function", "index", "custom"}
+	customKeys          = []string{"name", "input"}
 )
 
 // responseChoicePath returns "choices.<pos>" for the choice with the given
@@ -212,6 +240,25 @@ func SetResponseToolCallArguments(body []byte, choice, pos int, args string) ([]
 		return nil, fmt.Errorf("%s: choice %d tool call %d: %w", what, choice, pos, ErrNotFound)
 	}
 	out, err := setRaw(body, p+".function.arguments", appendQuoted(nil, args))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return detach(out, body), nil
+}
+
+// SetResponseCustomInput returns a copy of body whose custom tool call
+// (choice, position in message.tool_calls) has custom.input set to input.
+func SetResponseCustomInput(body []byte, choice, pos int, input string) ([]byte, error) {
+	const what = "set custom tool call input"
+	cp, err := responseChoicePath(body, choice, what)
+	if err != nil {
+		return nil, err
+	}
+	p := jpath(cp+".message.tool_calls", pos)
+	if !gjson.GetBytes(body, p+".custom").IsObject() {
+		return nil, fmt.Errorf("%s: choice %d tool call %d: %w", what, choice, pos, ErrNotFound)
+	}
+	out, err := setRaw(body, p+".custom.input", appendQuoted(nil, input))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
