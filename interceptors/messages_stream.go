@@ -49,6 +49,7 @@ type messagesStream struct {
 
 	messageID string
 	text      []byte // the text the client was shown: upstream text and notes
+	started   bool   // message_start was seen
 	terminal  bool   // message_stop, or the upstream's error event, was seen
 }
 
@@ -139,18 +140,41 @@ func (s *messagesStream) finish(ctx context.Context) error {
 	return s.writeTail()
 }
 
-// onFrame routes one event.
+// onFrame routes one event. An event with data is refused (the stream
+// ends with an error event) when it comes after the end of the message,
+// cannot be read, names itself twice differently, or puts a tool call
+// where a client reads it and hookgate does not hold it (see
+// providers/anthropic_calls.go).
 func (s *messagesStream) onFrame(ctx context.Context, f *providers.SSEFrame) error {
+	if !f.HasData() {
+		// Comments and stray blank lines go as they came.
+		return s.pass(ctx, f, msgOther, nil)
+	}
+	if s.terminal {
+		if f.Done && f.Event == nil {
+			return s.pass(ctx, f, msgOther, nil) // every client stops at it or skips it
+		}
+		return s.fail("event_after_end", refusedAfterEnd, errEventAfterEnd)
+	}
 	if string(f.Event) == providers.MessagesError {
 		return s.onError(ctx, f)
 	}
-	if !f.HasData() || s.ev.Decode(f.Data) != nil {
-		// Comments, stray blank lines and malformed payloads go as they came.
-		return s.pass(ctx, f, msgOther, nil)
+	if err := s.ev.Decode(f.Data); err != nil {
+		return s.fail("unreadable_event", refusedUnreadable, err)
 	}
 	ev := &s.ev
+	if !providers.EventNameMatches(f.Event, ev.Type) {
+		return s.fail("unreadable_event", refusedEventName, errEventName)
+	}
 	switch {
 	case ev.Is(providers.MessageStart):
+		if s.started {
+			return s.fail("unreadable_event", "the upstream started a second message in one stream", errSecondStart)
+		}
+		s.started = true
+		if err := providers.CheckMessageStart(ev.Message.Raw); err != nil {
+			return s.fail("unreadable_event", "the upstream's message_start already carries content blocks, which clients read as the message's own and hookgate does not judge", err)
+		}
 		s.messageID = gjsonString(ev.Message.Raw, "id")
 	case ev.Is(providers.ContentBlockStart):
 		b := &msgBlock{up: ev.Index, out: -1}
@@ -163,6 +187,9 @@ func (s *messagesStream) onFrame(ctx context.Context, f *providers.SSEFrame) err
 		}
 		b.tool, b.id, b.name = true, ev.Block.ID.Text(), ev.Block.Name.Text()
 		if ev.Block.Input.Set() {
+			if ev.Block.Input.Raw[0] != '{' {
+				return s.fail("invalid_tool_call", "the upstream started a tool_use whose input is not an object", errToolStart)
+			}
 			b.startInput = clone(ev.Block.Input.Raw)
 		}
 		s.toolUses++
@@ -171,7 +198,11 @@ func (s *messagesStream) onFrame(ctx context.Context, f *providers.SSEFrame) err
 		return nil
 	case ev.Is(providers.ContentBlockDelta):
 		b := s.block(ev.Index)
-		if b == nil || !b.tool {
+		if b == nil {
+			// A client adds it to whatever block sits at that index.
+			return s.fail("invalid_tool_call", "the upstream sent a content_block_delta for a block it never started", errStrayDelta)
+		}
+		if !b.tool {
 			if ev.Delta.Type.Equal("text_delta") && len(s.text) < maxAnswerText {
 				s.text = ev.Delta.Text.AppendText(s.text)
 				if len(s.text) > maxAnswerText {
@@ -185,6 +216,11 @@ func (s *messagesStream) onFrame(ctx context.Context, f *providers.SSEFrame) err
 			return s.fail("invalid_tool_call", "the upstream sent a tool call hookgate cannot hold: "+err.Error(), err)
 		}
 		if ev.Delta.PartialJSON.IsString() {
+			if len(ev.Delta.PartialJSON.Raw) > 2 && b.startInput != nil && string(b.startInput) != "{}" {
+				// anthropic-sdk-go appends the fragments to such an input,
+				// @anthropic-ai/sdk reads the fragments alone.
+				return s.fail("invalid_tool_call", "the upstream sent input fragments for a tool_use whose start already carries an input", errToolStart)
+			}
 			b.input = ev.Delta.PartialJSON.AppendText(b.input)
 			if limit := s.maxInput(); len(b.input) > limit {
 				err := fmt.Errorf("tool_use %s (%s): input reaches %d bytes, limit %d: %w", b.id, b.name, len(b.input), limit, providers.ErrArgumentsTooLarge)

@@ -2,6 +2,7 @@ package interceptors
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/hookgate/hookgate/hooks"
@@ -20,6 +21,9 @@ func (x *responsesExchange) finishPlain(ctx context.Context, body []byte) ([]byt
 		// so it is not passed on.
 		return nil, &RequestError{Status: 502, Type: "upstream_error", Code: "unreadable_response",
 			Message: "hookgate could not read the upstream's response, so its tool calls could not be judged", Err: err}
+	}
+	if err := x.refuseUnjudged(resp); err != nil {
+		return nil, &RequestError{Status: 502, Type: "upstream_error", Code: "unsupported_tool_call", Message: err.Error(), Err: errUnjudgedItem}
 	}
 	link := x.newLink()
 	if !x.watchesResponse() {
@@ -77,6 +81,21 @@ func (x *responsesExchange) finishPlain(ctx context.Context, body []byte) ([]byt
 		x.r.loop.answered(ctx, x.id, resp.Text)
 	}
 	return out, nil
+}
+
+// refuseUnjudged names the first output item the agent would run that
+// hookgate cannot judge, when pre_tool_use hooks watch the calls: such a
+// response is refused rather than passed unjudged.
+func (x *responsesExchange) refuseUnjudged(resp *providers.ResponsesResponse) error {
+	if !x.r.loop.has(hooks.PreToolUse) {
+		return nil
+	}
+	for _, it := range resp.Output {
+		if providers.ResponsesClientRunItem([]byte(it.Type)) {
+			return fmt.Errorf("the upstream's response asks the agent to run a %s item at output %d, which hookgate cannot judge", it.Type, it.Pos)
+		}
+	}
+	return nil
 }
 
 // noteItemID names a message item hookgate adds to a response.

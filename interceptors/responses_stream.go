@@ -47,7 +47,11 @@ type responsesStream struct {
 	text       []byte // the answer text the agent was shown
 	survived   int
 	seq        rsSequence
-	terminal   bool
+	terminal   bool // a terminal event, or an in-band error, was seen
+	// ended: the response's last word (completed, incomplete, failed) was
+	// seen; an event after it is refused. An error event is not that:
+	// OpenAI follows it with response.failed, and clients stop at it.
+	ended bool
 }
 
 // rsEntry is one place in the queue: an event, a call, or the terminal
@@ -213,16 +217,31 @@ func (s *responsesStream) finish(ctx context.Context) error {
 	return s.writeTail()
 }
 
-// onFrame routes one SSE event.
+// onFrame routes one SSE event. An event with data is refused (the stream
+// ends with an error event) when it comes after the terminal event, cannot
+// be read, names itself twice differently, or carries a call where a client
+// reads it and hookgate does not hold it (see providers/responses_calls.go).
 func (s *responsesStream) onFrame(ctx context.Context, f *providers.SSEFrame) error {
 	fr := rsFrame{raw: f.Raw, data: f.Data, event: f.Event}
-	if !f.HasData() || f.Done {
+	if !f.HasData() {
+		return s.pass(&fr)
+	}
+	if s.ended {
+		if f.Done && f.Event == nil {
+			return s.pass(&fr) // every client stops at it
+		}
+		return s.fail("event_after_end", refusedAfterEnd, errEventAfterEnd)
+	}
+	if f.Done {
 		return s.pass(&fr)
 	}
 	ev := &s.ev
 	if err := ev.Decode(f.Data); err != nil {
 		// What hookgate cannot read might be a call a client can: fail closed.
-		return s.fail("unreadable_event", "the upstream sent an event hookgate cannot read, so what it carries could not be judged", err)
+		return s.fail("unreadable_event", refusedUnreadable, err)
+	}
+	if err := s.check(f); err != nil {
+		return err
 	}
 	if ev.HasSequence {
 		s.seq.numbered = true
@@ -248,7 +267,7 @@ func (s *responsesStream) onFrame(ctx context.Context, f *providers.SSEFrame) er
 			s.text = ev.Delta.AppendText(s.text)
 		}
 	case providers.RespCompleted, providers.RespIncomplete, providers.RespFailed:
-		s.terminal = true
+		s.terminal, s.ended = true, true
 		return s.onTerminal(ctx, &fr)
 	case providers.RespError:
 		s.terminal = true
@@ -261,6 +280,31 @@ func (s *responsesStream) onFrame(ctx context.Context, f *providers.SSEFrame) er
 		}
 	}
 	return s.pass(&fr)
+}
+
+// check refuses an event that a client reads apart from hookgate: its two
+// names differ, it carries a response snapshot with output before the end,
+// or an item hookgate does not hold as a call.
+func (s *responsesStream) check(f *providers.SSEFrame) error {
+	ev := &s.ev
+	if !providers.EventNameMatches(f.Event, ev.Type) {
+		return s.fail("unreadable_event", refusedEventName, errEventName)
+	}
+	if !ev.Kind.HasResponse() {
+		if err := providers.CheckResponsesSnapshot(ev.Response); err != nil {
+			return s.fail("unreadable_event", "the upstream sent a response snapshot that already lists output items before the end, which clients build on and hookgate does not judge", err)
+		}
+	}
+	if ev.Item.Raw == nil {
+		return nil
+	}
+	if ev.Item.RunsUnjudged() && s.x.r.loop.has(hooks.PreToolUse) {
+		return s.fail("unsupported_tool_call", "the upstream sent an item the agent would run ("+ev.Item.Type.Text()+") that hookgate cannot judge", errUnjudgedItem)
+	}
+	if ev.Kind != providers.RespItemAdded && ev.Kind != providers.RespItemDone && ev.Item.CallKind() != providers.NotACall {
+		return s.fail("invalid_tool_call", "the upstream sent a call item in an event that does not add or finish an output item", errStrayItem)
+	}
+	return nil
 }
 
 // pass writes an event at once, unless something is held: then it waits
@@ -481,6 +525,9 @@ func (s *responsesStream) onTerminal(ctx context.Context, fr *rsFrame) error {
 	}
 	if s.responseID == "" {
 		s.responseID = final.ID
+	}
+	if err := s.x.refuseUnjudged(final); err != nil {
+		return s.fail("unsupported_tool_call", err.Error(), errUnjudgedItem)
 	}
 	for len(s.open) > 0 {
 		c := s.open[0]

@@ -31,8 +31,8 @@ const (
 type MessagesEvent struct {
 	// Type is the payload's "type": message_start, content_block_start...
 	Type Field
-	// Index is the content block's "index"; -1 when absent or not a
-	// non-negative integer.
+	// Index is the content block's "index"; -1 when absent. An index that
+	// is not a plain non-negative integer fails Decode with ErrNotAnIndex.
 	Index int
 	// Message is message_start's message object.
 	Message Field
@@ -77,7 +77,8 @@ func (e *MessagesEvent) Reset() { *e = MessagesEvent{Index: -1} }
 
 // Decode reads data, an event payload. It fails with ErrInvalidJSON when
 // data is not valid JSON or not an object, and with ErrDuplicateKey (which
-// wraps ErrInvalidJSON) when a key it reads repeats; the view is then empty.
+// wraps ErrInvalidJSON) when a key it reads repeats, and with ErrNotAnIndex
+// when "index" is not a plain non-negative integer; the view is then empty.
 func (e *MessagesEvent) Decode(data []byte) error {
 	e.Reset()
 	if !gjson.ValidBytes(data) {
@@ -94,8 +95,9 @@ func (e *MessagesEvent) Decode(data []byte) error {
 		case seen.once(key, "type"):
 			e.Type = Field{val}
 		case seen.once(key, "index"):
-			if n, ok := parseIndex(val); ok {
-				e.Index = n
+			var n int64
+			if n, err = parseWireIndex(val); err == nil {
+				e.Index = int(n)
 			}
 		case seen.once(key, "message"):
 			e.Message = Field{val}

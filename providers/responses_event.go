@@ -131,12 +131,13 @@ type ResponsesEvent struct {
 	Kind ResponsesEventKind
 	// Type is the "type" member as sent.
 	Type Field
-	// Sequence is "sequence_number"; HasSequence reports it was a
-	// non-negative integer.
+	// Sequence is "sequence_number"; HasSequence reports it was present.
+	// It, "output_index" and "content_index" must each be a plain
+	// non-negative integer, or Decode fails with ErrNotAnIndex.
 	Sequence    int64
 	HasSequence bool
-	// OutputIndex is "output_index"; HasOutputIndex reports it was a
-	// non-negative integer.
+	// OutputIndex is "output_index"; HasOutputIndex reports it was
+	// present.
 	OutputIndex    int
 	HasOutputIndex bool
 	// ItemID is "item_id" (argument and text events).
@@ -196,8 +197,9 @@ func (it *ResponsesItem) CallInput() Field {
 func (e *ResponsesEvent) Reset() { *e = ResponsesEvent{} }
 
 // Decode reads data, an event payload. It fails with ErrInvalidJSON for a
-// payload that is not a JSON object and with ErrDuplicateKey as described
-// on the type; the view is then empty.
+// payload that is not a JSON object, with ErrDuplicateKey as described
+// on the type, and with ErrNotAnIndex for a number a client counts by
+// that is not a plain non-negative integer; the view is then empty.
 func (e *ResponsesEvent) Decode(data []byte) error {
 	e.Reset()
 	if !gjson.ValidBytes(data) {
@@ -207,7 +209,7 @@ func (e *ResponsesEvent) Decode(data []byte) error {
 	if !ok {
 		return fmt.Errorf("responses event: not an object: %w", ErrInvalidJSON)
 	}
-	// A keySet remembers eight names; two cover the ten read here.
+	// A keySet remembers eight names; two cover the eleven read here.
 	var seenA, seenB keySet
 	for key, val, ok := it.next(); ok; key, val, ok = it.next() {
 		var err error
@@ -215,12 +217,13 @@ func (e *ResponsesEvent) Decode(data []byte) error {
 		case seenA.once(key, "type"):
 			e.Type = Field{val}
 		case seenA.once(key, "sequence_number"):
-			if n, ok := parseIndex(val); ok {
-				e.Sequence, e.HasSequence = int64(n), true
+			if e.Sequence, err = parseWireIndex(val); err == nil {
+				e.HasSequence = true
 			}
 		case seenA.once(key, "output_index"):
-			if n, ok := parseIndex(val); ok {
-				e.OutputIndex, e.HasOutputIndex = n, true
+			var n int64
+			if n, err = parseWireIndex(val); err == nil {
+				e.OutputIndex, e.HasOutputIndex = int(n), true
 			}
 		case seenA.once(key, "item_id"):
 			e.ItemID = Field{val}
@@ -236,6 +239,8 @@ func (e *ResponsesEvent) Decode(data []byte) error {
 			e.Response = Field{val}
 		case seenB.once(key, "error"):
 			e.Error = Field{val}
+		case seenB.once(key, "content_index"):
+			_, err = parseWireIndex(val)
 		}
 		if err == nil {
 			err = seenA.err

@@ -1,0 +1,29 @@
+package interceptors
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrRefusedEvent reports an upstream event a held stream would not relay:
+// one in which some client could read a tool call hookgate did not judge,
+// or read it differently from hookgate. The client got the route's error
+// event in its place, and the stream ended there.
+var ErrRefusedEvent = errors.New("upstream event refused")
+
+var (
+	errEventAfterEnd = fmt.Errorf("an event after the stream's terminal event: %w", ErrRefusedEvent)
+	errEventName     = fmt.Errorf("the event: name is not the payload's type: %w", ErrRefusedEvent)
+	errStrayDelta    = fmt.Errorf("a delta for a block the stream never started: %w", ErrRefusedEvent)
+	errSecondStart   = fmt.Errorf("a second message_start: %w", ErrRefusedEvent)
+	errToolStart     = fmt.Errorf("a tool_use block whose start input a client reads apart from its fragments: %w", ErrRefusedEvent)
+	errUnjudgedItem  = fmt.Errorf("an output item the agent runs that hookgate does not judge: %w", ErrRefusedEvent)
+	errStrayItem     = fmt.Errorf("a call item in an event that is not an output item's: %w", ErrRefusedEvent)
+)
+
+// Messages shown to the client with the refusal, after hookgate's code.
+const (
+	refusedAfterEnd   = "the upstream sent an event after the end of the stream; hookgate relays nothing after it"
+	refusedEventName  = "the upstream sent an event whose event: name is not its type, which clients read as two different events"
+	refusedUnreadable = "the upstream sent an event hookgate cannot read, so what it carries could not be judged"
+)
