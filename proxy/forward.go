@@ -26,12 +26,13 @@ func (s *Server) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ex 
 	up := x.up
 	req := fasthttp.AcquireRequest()
 	resp := fasthttp.AcquireResponse()
-	up.prepare(req, &ctx.Request, body, ex != nil, x.apiKey)
+	up.prepare(req, &ctx.Request, x.upPath, body, ex != nil, x.apiKey)
 	upStart := time.Now()
 	// hookgate's own time on the request: everything before the upstream
 	// call except waiting for hooks.
 	hooksBefore, _ := timing(ex)
 	x.before = upStart.Sub(x.start) - hooksBefore
+	x.sent = true
 	err := up.client.Do(req, resp)
 	fasthttp.ReleaseRequest(req)
 	if err != nil {
@@ -42,9 +43,15 @@ func (s *Server) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ex 
 	s.metrics.upstreamHeaders(up.name, time.Since(upStart))
 
 	status := resp.StatusCode()
+	if ex != nil && !relayableOnReadRoute(status) {
+		s.refuseUnreadStatus(ctx, x, resp)
+		return false
+	}
 	copyResponseHeaders(&ctx.Response.Header, &resp.Header)
 	ctx.SetStatusCode(status)
 	if ex != nil {
+		// A read route never sends a client elsewhere, whatever its status.
+		ctx.Response.Header.Del("Location")
 		setServerTiming(&ctx.Response.Header, x.before)
 	}
 	stream := resp.BodyStream()

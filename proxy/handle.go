@@ -14,7 +14,9 @@ import (
 type exchange struct {
 	rt     *runtime
 	up     *upstream
-	path   string
+	path   string // the route (routePath): names the interceptor and the metrics label
+	upPath string // the path sent upstream (routeDecision.upPath)
+	sent   bool   // the request went to the upstream (it may not have answered)
 	apiKey string // the credential sent upstream ("" passes the client's)
 	who    principal
 	start  time.Time
@@ -44,8 +46,8 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	}()
 	x := &exchange{rt: rt, path: routePath(ctx.Path()), start: time.Now(), ctx: reqCtx}
 	defer func() {
-		name := ""
-		if x.up != nil {
+		name := noUpstream
+		if x.sent {
 			name = x.up.name
 		}
 		s.metrics.request(name, x.path, ctx.Response.StatusCode())
@@ -77,12 +79,13 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		x.apiKey = x.who.tenant.APIKey
 	}
 
-	kind := rt.router.classify(string(ctx.Method()), x.path)
-	if kind == routeRefused {
-		writeError(ctx, fasthttp.StatusForbidden, "invalid_request_error", "route_not_guarded",
-			fmt.Sprintf("hookgate cannot read %s yet, and hooks are configured, so it refuses the route rather than let it escape policy; an operator can list it under passthrough_routes to forward it unguarded", x.path))
+	d := rt.router.decide(string(ctx.Method()), ctx.Path(), &ctx.Request.Header)
+	if d.kind == routeRefused {
+		s.refuseRoute(ctx, d)
 		return
 	}
+	kind := d.kind
+	x.upPath = d.upPath
 
 	body := ctx.Request.Body()
 	if !s.admit(ctx, x, kind, body) {

@@ -11,7 +11,10 @@ import (
 
 // Metrics are the proxy's Prometheus series. Labels never carry keys,
 // prompts, arguments or session ids; routes outside the known set are
-// reported as "other" so a client cannot blow up cardinality.
+// reported as "other" so a client cannot blow up cardinality. A request
+// hookgate answered without sending it to any upstream (a refused route,
+// an unknown key or upstream, a request-side hook's answer) counts under
+// upstream="none" (noUpstream).
 type Metrics struct {
 	requests      *prometheus.CounterVec
 	upstream      *prometheus.HistogramVec
@@ -19,14 +22,19 @@ type Metrics struct {
 	ttfbHist      prometheus.Histogram
 	activeStreams prometheus.Gauge
 	refused       *prometheus.CounterVec
+	routes        *prometheus.CounterVec
 	reg           prometheus.Registerer
 }
+
+// noUpstream is the upstream label of a request no upstream saw.
+const noUpstream = "none"
 
 // knownRoutes bound the route label.
 var knownRoutes = map[string]bool{
 	"/v1/chat/completions": true, "/v1/completions": true, "/v1/responses": true,
 	"/v1/messages": true, "/v1/embeddings": true, "/v1/models": true,
 	"/v1/files": true, "/v1/batches": true, "/v1/moderations": true,
+	"/v1/messages/count_tokens": true, "/v1/audio/transcriptions": true, "/v1/audio/translations": true,
 }
 
 // NewMetrics registers the proxy's series on reg.
@@ -53,9 +61,15 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "hookgate_admission_refused_total", Help: "Requests, hook executions and approval questions refused over an admission limit (limit: streams, hooks, approvals).",
 		}, []string{"limit"}),
+		routes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hookgate_routes_refused_total", Help: "Requests refused by route while hooks are configured, by reason (not_listed, stored_object, unread_format, method, odd_path, method_override); they never reach an upstream.",
+		}, []string{"reason"}),
 		reg: reg,
 	}
-	reg.MustRegister(m.requests, m.upstream, m.overheadHist, m.ttfbHist, m.activeStreams, m.refused)
+	for _, r := range refusalReasons {
+		m.routes.WithLabelValues(string(r))
+	}
+	reg.MustRegister(m.requests, m.upstream, m.overheadHist, m.ttfbHist, m.activeStreams, m.refused, m.routes)
 	return m
 }
 
@@ -91,6 +105,12 @@ func (m *Metrics) request(upstream, route string, code int) {
 		route = "other"
 	}
 	m.requests.WithLabelValues(upstream, route, strconv.Itoa(code)).Inc()
+}
+
+func (m *Metrics) routeRefused(reason refusalReason) {
+	if m != nil {
+		m.routes.WithLabelValues(string(reason)).Inc()
+	}
 }
 
 func (m *Metrics) upstreamHeaders(upstream string, d time.Duration) {

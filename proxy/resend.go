@@ -35,7 +35,7 @@ func (s *Server) resend(x *exchange, in *fasthttp.Request, body []byte) (io.Read
 	up := x.up
 	req := fasthttp.AcquireRequest()
 	resp := fasthttp.AcquireResponse()
-	up.prepare(req, in, body, true, x.apiKey)
+	up.prepare(req, in, x.upPath, body, true, x.apiKey)
 	err := up.client.Do(req, resp)
 	fasthttp.ReleaseRequest(req)
 	if err != nil {

@@ -82,19 +82,23 @@ func newUpstream(u config.Upstream, t config.Timeouts) (*upstream, error) {
 }
 
 // prepare turns the client's request into the upstream request: the same
-// method, path, query, body and end-to-end headers, aimed at base_url, with
-// the configured credential swapped in.
-func (u *upstream) prepare(out *fasthttp.Request, in *fasthttp.Request, body []byte, identity bool, apiKey string) {
+// method, query, body and end-to-end headers, aimed at base_url under
+// path (the path routing decided on), with the configured credential
+// swapped in.
+func (u *upstream) prepare(out *fasthttp.Request, in *fasthttp.Request, path string, body []byte, identity bool, apiKey string) {
 	copyRequestHeaders(&out.Header, &in.Header)
 	out.Header.SetMethodBytes(in.Header.Method())
 	uri := out.URI()
 	uri.DisablePathNormalizing = true
 	uri.SetScheme(u.scheme)
 	uri.SetHost(u.host)
-	// The normalised path: what hookgate classified is what the upstream
-	// serves (no dot segments or encodings read one way here and another
-	// there).
-	uri.SetPath(u.basePath + string(in.URI().Path()))
+	// The path routing decided on, normalised: what hookgate classified is
+	// what the upstream serves (no dot segments or encodings read one way
+	// here and another there). fasthttp decoded it, so a byte that cannot
+	// stand in a request target as it is (a decoded CR, LF, space, '?',
+	// '#', '%') is escaped again: written raw, it would end the path or
+	// the request line upstream.
+	uri.SetPath(escapePath(u.basePath + path))
 	uri.SetQueryStringBytes(in.URI().QueryString())
 	out.Header.SetHost(u.host)
 	if apiKey != "" {
@@ -131,4 +135,40 @@ func delHeaderFold(h *fasthttp.RequestHeader, names ...string) {
 	for _, k := range drop {
 		h.DelBytes(k)
 	}
+}
+
+// rawPathByte are the bytes a path may carry unescaped (RFC 3986 pchar
+// and '/'): unreserved characters, sub-delimiters, ':' and '@'.
+var rawPathByte = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+	}
+	for _, c := range []byte("-._~!$&'()*+,;=:@/") {
+		t[c] = true
+	}
+	return t
+}()
+
+// escapePath percent-encodes every byte of a decoded path that is not a
+// raw path byte. A path that needs none comes back as it is.
+func escapePath(p string) string {
+	i := 0
+	for i < len(p) && rawPathByte[p[i]] {
+		i++
+	}
+	if i == len(p) {
+		return p
+	}
+	const hex = "0123456789ABCDEF"
+	b := make([]byte, 0, len(p)+16)
+	b = append(b, p[:i]...)
+	for ; i < len(p); i++ {
+		c := p[i]
+		if rawPathByte[c] {
+			b = append(b, c)
+			continue
+		}
+		b = append(b, '%', hex[c>>4], hex[c&0xf])
+	}
+	return string(b)
 }
