@@ -35,7 +35,9 @@ func sameAs(t *testing.T, what string, direct, proxied assembled, directBase, pr
 // TestRecordedStreamsPassThroughUnchanged replays every recorded chat
 // completions stream through hookgate with no hook configured: the bytes the
 // client receives equal the upstream's, and go-openai and openai-go assemble
-// exactly what they assemble when calling the mock directly.
+// exactly what they assemble when calling the mock directly. The one
+// recording hookgate refuses (refusedRecordings) gets the route's error
+// event instead.
 func TestRecordedStreamsPassThroughUnchanged(t *testing.T) {
 	s := startStack(t, "")
 	streams := fixtures.List(t, fixtures.APIChatCompletions, fixtures.KindSSE)
@@ -45,6 +47,10 @@ func TestRecordedStreamsPassThroughUnchanged(t *testing.T) {
 	for _, f := range streams {
 		body := f.Read(t)
 		t.Run(f.Rel, func(t *testing.T) {
+			if refusedRecordings[f.Rel] != "" {
+				expectRefusedRecording(t, s, body)
+				return
+			}
 			for _, c := range chunkings {
 				s.mock.Handle(mockupstream.Always(mockupstream.Stream(body, c)))
 				status, _, got := rawPost(t, s.app.URL(), "/v1/chat/completions", []byte(`{"model":"m","stream":true,"messages":[]}`), nil)

@@ -89,11 +89,12 @@ func recordedCalls(t *testing.T, body []byte) []expectedCall {
 }
 
 // toolFixtures are the recorded chat streams that carry tool calls and end
-// cleanly (the ones ending in an upstream error are covered elsewhere).
+// cleanly (the ones ending in an upstream error, and the ones hookgate
+// refuses, are covered elsewhere).
 func toolFixtures(t *testing.T) []fixtures.Fixture {
 	var out []fixtures.Fixture
 	for _, f := range fixtures.List(t, fixtures.APIChatCompletions, fixtures.KindSSE) {
-		if strings.Contains(f.Name, "error") {
+		if strings.Contains(f.Name, "error") || refusedRecordings[f.Rel] != "" {
 			continue
 		}
 		if len(recordedCalls(t, f.Read(t))) > 0 {
