@@ -311,4 +311,3 @@ func TestChatPlainOraclesNeverReadABlockedCall(t *testing.T) {
 		})
 	}
 }
-
