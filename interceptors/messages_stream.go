@@ -25,9 +25,9 @@ import (
 // thinking and signatures before it go out at once, untouched.
 //
 // A judged block goes out as the bytes that came when it is allowed
-// unchanged; rewritten, as its own start, one input_json_delta carrying
-// the whole new input, and its own stop; blocked, as a text block with the
-// note, at its index. Indices stay contiguous: a block's index is the
+// unchanged; rewritten, as a start, one input_json_delta carrying the
+// whole new input, and a stop, all encoded by hookgate; blocked, as a text
+// block with the note, at its index. Indices stay contiguous: a block's index is the
 // number of blocks written before it, and an event whose block moved is
 // re-encoded. message_delta's stop_reason turns from tool_use to end_turn
 // when every tool_use was blocked, and pre_response's text is one more
@@ -85,7 +85,6 @@ type msgBlock struct {
 	resolved   bool   // judged
 	abandoned  bool   // the upstream failed before it stopped: never written
 	emitted    bool
-	wroteDelta bool // a rewrite's whole input went out
 	v          verdict
 }
 
@@ -372,6 +371,13 @@ func (s *messagesStream) emit(ctx context.Context, f *msgFrame) error {
 				return s.write(providers.AppendMessagesTextBlockEvents(nil, b.out, note))
 			}
 			s.survived++
+			if b.v.Decision == hooks.Rewrite {
+				// Encoded from hookgate's reading, not patched into the
+				// upstream's start: its input is {} and the whole new input
+				// is one fragment.
+				out := providers.AppendMessagesToolUseStart(nil, b.out, b.id, b.name)
+				return s.write(providers.AppendMessagesInputJSONDelta(out, b.out, b.v.Arguments))
+			}
 		}
 	case msgBlockDelta, msgBlockStop:
 		if b != nil && b.tool {
@@ -379,15 +385,10 @@ func (s *messagesStream) emit(ctx context.Context, f *msgFrame) error {
 			case b.v.Decision == hooks.Block:
 				return nil // the note's text block went out in its place
 			case b.v.Decision == hooks.Rewrite:
-				if !b.wroteDelta {
-					b.wroteDelta = true
-					if err := s.write(providers.AppendMessagesInputJSONDelta(nil, b.out, b.v.Arguments)); err != nil {
-						return err
-					}
-				}
 				if f.kind == msgBlockDelta {
-					return nil
+					return nil // the whole new input went out with the start
 				}
+				return s.write(providers.AppendMessagesBlockStopEvent(nil, b.out))
 			}
 		}
 	case msgDelta:

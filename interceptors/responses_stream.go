@@ -408,6 +408,9 @@ func (s *responsesStream) onCallItem(ctx context.Context, fr *rsFrame, kind prov
 		}
 	}
 	s.closeOpen(c)
+	if c.kind != kind || c.renamedBy(&ev.Item) {
+		return s.fail("invalid_tool_call", "the upstream finished a call item under another type, name or call_id than it began it with", errCallRenamed)
+	}
 	c.describe(&ev.Item)
 	if in := ev.Item.CallInput(); in.Present() {
 		c.item, c.hasItem = callText(in), true
@@ -428,6 +431,16 @@ func (c *rsCall) describe(it *providers.ResponsesItem) {
 	if c.name == "" {
 		c.name = it.Name.Text()
 	}
+}
+
+// renamedBy reports a done item that names the call otherwise than its
+// added item did: a client reading the done item would run a tool nobody
+// judged.
+func (c *rsCall) renamedBy(it *providers.ResponsesItem) bool {
+	if c.name != "" && it.Name.Present() && !it.Name.Equal(c.name) {
+		return true
+	}
+	return c.callID != "" && it.CallID.Present() && !it.CallID.Equal(c.callID)
 }
 
 // callText is a call input member's text: the string, or the JSON text of
@@ -535,7 +548,12 @@ func (s *responsesStream) onTerminal(ctx context.Context, fr *rsFrame) error {
 		s.judge(ctx, c)
 	}
 	for _, it := range final.Calls() {
-		if s.callOf(it) != nil {
+		if c := s.callOf(it); c != nil {
+			if c.kind != it.Kind || c.name != it.Name || c.callID != it.CallID {
+				// A client runs what the final output says: the tool
+				// judged must be the tool named there.
+				return s.fail("invalid_tool_call", "the upstream's final output names a call otherwise than its stream did", errCallRenamed)
+			}
 			continue
 		}
 		c := &rsCall{kind: it.Kind, outputIndex: it.Pos, itemID: it.ID, callID: it.CallID, name: it.Name,

@@ -18,6 +18,7 @@ var (
 	errSecondStart   = fmt.Errorf("a second message_start: %w", ErrRefusedEvent)
 	errToolStart     = fmt.Errorf("a tool_use block whose start input a client reads apart from its fragments: %w", ErrRefusedEvent)
 	errUnjudgedItem  = fmt.Errorf("an output item the agent runs that hookgate does not judge: %w", ErrRefusedEvent)
+	errCallRenamed   = fmt.Errorf("a call the final output names otherwise than its stream: %w", ErrRefusedEvent)
 	errStrayItem     = fmt.Errorf("a call item in an event that is not an output item's: %w", ErrRefusedEvent)
 )
 

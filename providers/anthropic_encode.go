@@ -56,6 +56,21 @@ func AppendMessagesBlockStopEvent(dst []byte, index int) []byte {
 	return AppendMessagesEvent(dst, ContentBlockStop, append(p, '}'))
 }
 
+// AppendMessagesToolUseStart appends the content_block_start of a tool_use
+// block at the given index, with an empty input ({}): the input follows
+// as input_json_delta, which every SDK then reads alone.
+func AppendMessagesToolUseStart(dst []byte, index int, id, name string) []byte {
+	p := make([]byte, 0, 112+len(id)+len(name))
+	p = append(p, `{"type":"content_block_start","index":`...)
+	p = strconv.AppendInt(p, int64(index), 10)
+	p = append(p, `,"content_block":{"type":"tool_use","id":`...)
+	p = appendQuoted(p, id)
+	p = append(p, `,"name":`...)
+	p = appendQuoted(p, name)
+	p = append(p, `,"input":{}}}`...)
+	return AppendMessagesEvent(dst, ContentBlockStart, p)
+}
+
 // AppendMessagesInputJSONDelta appends a content_block_delta whose input_json_delta
 // carries input, a tool_use block's whole input, as one fragment.
 func AppendMessagesInputJSONDelta(dst []byte, index int, input []byte) []byte {
