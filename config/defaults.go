@@ -64,9 +64,6 @@ func applyDefaults(c *Config) {
 	}
 	setDuration(&ic.SessionTTL, DefaultSessionTTL)
 	setString(&c.Store.Driver, "sqlite")
-	if c.Store.Driver == "sqlite" {
-		setString(&c.Store.Path, "hookgate.db")
-	}
 	setString(&c.Audit.OnFull, "block")
 	if c.Audit.QueueSize == 0 {
 		c.Audit.QueueSize = DefaultAuditQueue

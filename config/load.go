@@ -36,16 +36,23 @@ func Parse(data []byte, name string, lookup func(string) (string, bool)) (*Confi
 	ps := &problems{file: name}
 
 	// Pass 1: strict decoding of the raw text, so unknown keys and type
-	// errors are reported with the lines the operator wrote.
+	// errors are reported with the lines the operator wrote. yaml reports
+	// every such error of the document at once; checking goes on, so that
+	// one run lists every independent problem.
 	var strict Config
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&strict); err != nil && !errors.Is(err, io.EOF) {
+		var te *yaml.TypeError
+		if !errors.As(err, &te) {
+			decodeProblems(err, ps) // a syntax error: nothing more can be read
+			return nil, ps.err()
+		}
 		decodeProblems(err, ps)
-		return nil, ps.err()
 	}
 
-	// Pass 2: expand ${ENV} on the node tree, then decode the result.
+	// Pass 2: expand ${ENV} on the node tree, then decode the result. A
+	// type error pass 1 reported already is not reported again.
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		decodeProblems(err, ps)
@@ -55,8 +62,12 @@ func Parse(data []byte, name string, lookup func(string) (string, bool)) (*Confi
 	if len(root.Content) > 0 {
 		expandEnv(&root, ps, lookup)
 		if err := root.Decode(cfg); err != nil {
+			var te *yaml.TypeError
+			if !errors.As(err, &te) {
+				decodeProblems(err, ps)
+				return nil, ps.err()
+			}
 			decodeProblems(err, ps)
-			return nil, ps.err()
 		}
 	}
 	for i := range cfg.Hooks {

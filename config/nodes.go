@@ -36,7 +36,7 @@ func expandEnv(n *yaml.Node, ps *problems, lookup func(string) (string, bool)) {
 			name := envRef.FindStringSubmatch(ref)[1]
 			v, ok := lookup(name)
 			if !ok {
-				ps.add(n.Line, "", "environment variable %s is not set", name)
+				ps.addUnread(n.Line, "", "environment variable %s is not set", name)
 			}
 			return v
 		})
@@ -106,7 +106,7 @@ func decodeProblems(err error, ps *problems) {
 		m = strings.TrimPrefix(m, "yaml: ")
 		m = leadingLine.ReplaceAllString(m, "")
 		m = unknownField.ReplaceAllString(m, `unknown key "$1" (check its spelling)`)
-		ps.add(line, "", "%s", m)
+		ps.addUnread(line, "", "%s", m)
 	}
 }
 

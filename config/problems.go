@@ -16,11 +16,13 @@ type Problem struct {
 
 func (p Problem) String() string {
 	var b strings.Builder
-	b.WriteString(p.File)
-	if p.Line > 0 {
-		fmt.Fprintf(&b, ":%d", p.Line)
+	if p.File != "" {
+		b.WriteString(p.File)
+		if p.Line > 0 {
+			fmt.Fprintf(&b, ":%d", p.Line)
+		}
+		b.WriteString(": ")
 	}
-	b.WriteString(": ")
 	if p.Path != "" {
 		b.WriteString(p.Path)
 		b.WriteString(": ")
@@ -46,10 +48,35 @@ func (e *Error) Error() string {
 type problems struct {
 	file string
 	list []Problem
+	// unread are lines whose value could not be read (a type error, an
+	// unset environment variable): the later checks of such a value would
+	// only restate that problem, so they are not reported.
+	unread map[int]bool
 }
 
 func (ps *problems) add(line int, path, format string, args ...any) {
+	if line > 0 && ps.unread[line] {
+		return
+	}
 	ps.list = append(ps.list, Problem{File: ps.file, Line: line, Path: path, Msg: fmt.Sprintf(format, args...)})
+}
+
+// addUnread reports a value that could not be read, once per line, and
+// marks its line so that checks of the value it left behind stay quiet.
+func (ps *problems) addUnread(line int, path, format string, args ...any) {
+	p := Problem{File: ps.file, Line: line, Path: path, Msg: fmt.Sprintf(format, args...)}
+	for _, q := range ps.list {
+		if q.Line == p.Line && q.Msg == p.Msg {
+			return
+		}
+	}
+	ps.list = append(ps.list, p)
+	if line > 0 {
+		if ps.unread == nil {
+			ps.unread = map[int]bool{}
+		}
+		ps.unread[line] = true
+	}
 }
 
 func (ps *problems) err() error {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -82,6 +83,7 @@ func validate(c *Config, root *yaml.Node, ps *problems, lookup func(string) (str
 			break
 		}
 	}
+	validateHookChannels(c, root, ps)
 	ids := map[string]bool{}
 	for i, h := range c.Hooks {
 		path := fmt.Sprintf("hooks[%d]", i)
@@ -103,8 +105,15 @@ var credentialHeaders = map[string]bool{
 	"api-key": true, "cookie": true, "set-cookie": true,
 }
 
+// checkListen refuses an address the listener could not open: not
+// host:port, or a port outside 0-65535 (0 picks a free port).
 func checkListen(addr string, line int, path string, ps *problems) {
-	if _, _, err := net.SplitHostPort(addr); err != nil {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
 		ps.add(line, path, "want host:port, got %q", addr)
+		return
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		ps.add(line, path, "want a port from 0 to 65535, got %q", port)
 	}
 }

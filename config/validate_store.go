@@ -11,9 +11,7 @@ import (
 func validateStore(c *Config, root *yaml.Node, ps *problems, lookup func(string) (string, bool)) {
 	switch c.Store.Driver {
 	case "sqlite":
-		if c.Store.Path == "" {
-			ps.add(lineOf(root, "store", "path"), "store.path", "required for the sqlite driver")
-		}
+		// An unset path is the default of internal/app's sqlitePath.
 	case "postgres":
 		if c.Store.DSN == "" {
 			ps.add(lineOf(root, "store", "dsn"), "store.dsn", "required for the postgres driver")

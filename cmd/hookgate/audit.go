@@ -87,7 +87,13 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 	}
 
 	opts := app.StoreOptions(cfg, nil)
-	if opts.Driver == store.SQLite && opts.Path != store.MemoryPath {
+	if opts.Driver == store.SQLite && opts.Path == store.MemoryPath {
+		// An in-memory store lives and dies with its serve process: there
+		// is nothing another process could read.
+		fmt.Fprintf(stderr, "hookgate audit: %s keeps its store in memory (store.path: %q): nothing is kept after hookgate stops, and no other process can read it; set store.path to a file to keep an audit log\n", *path, store.MemoryPath)
+		return 1
+	}
+	if opts.Driver == store.SQLite {
 		// Opening would create an empty store: say that there is none.
 		if _, err := os.Stat(opts.Path); err != nil {
 			fmt.Fprintf(stderr, "hookgate audit: no audit store at %s (store.path): %v\n", opts.Path, err)

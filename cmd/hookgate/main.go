@@ -4,6 +4,7 @@
 //	hookgate serve --config FILE      run the proxy
 //	hookgate validate --config FILE   check a configuration, listing every error
 //	hookgate demo                     an offline tour, nothing to configure
+//	hookgate mock                     a mock model on a port, to try serve without a key
 //	hookgate audit --config FILE      list recorded hook executions
 //	hookgate approvals ...            answer approval questions
 package main
@@ -20,6 +21,7 @@ usage:
   hookgate serve --config FILE      run the proxy
   hookgate validate --config FILE   check a configuration; exits 1 listing every error
   hookgate demo                     run an offline demo (embedded mock upstream)
+  hookgate mock [--listen ADDR]     run the mock model alone (for configs/local.yaml), logging what it receives
   hookgate audit --config FILE      list recorded hook executions (see hookgate audit -h)
   hookgate approvals list|approve|reject --config FILE [ID]
                                     answer approval questions, also while hookgate is down
@@ -47,6 +49,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runValidate(args[1:], stdout, stderr)
 	case "demo":
 		return runDemo(args[1:], stdout, stderr)
+	case "mock":
+		return runMock(args[1:], stdout, stderr)
 	case "bench":
 		return runBench(args[1:], stdout, stderr)
 	case "audit":

@@ -16,22 +16,24 @@ import (
 
 // Check builds everything a configuration describes without serving it,
 // so that `hookgate validate` reports what `hookgate serve` would refuse,
-// tenants' hooks files included. Problems are listed one per line with
-// their place.
+// tenants' hooks files included. Its problems come as a *CheckError, one
+// per line with their place. It may be given a configuration that has
+// problems of its own (config.Load's *config.Error): its hooks are
+// compiled all the same, so that one run reports every problem.
 func Check(cfg *config.Config) error {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	// The approval gate is stood in for: checking a configuration needs
 	// no store.
 	sv := &services{memory: interceptors.NewLocalMemory(0), approver: noApprover{}, toolCalls: noToolCalls{}, messenger: noMessenger{}}
 	pol, err := compilePolicy(cfg, quiet, sv)
-	var lines []string
+	ce := &CheckError{}
 	if err != nil {
 		var ces hooks.ConfigErrors
 		if !errors.As(err, &ces) {
 			return err
 		}
-		for _, ce := range ces {
-			lines = append(lines, hookProblem(cfg, ce))
+		for _, e := range ces {
+			ce.add(cfg, e)
 		}
 	} else {
 		defer pol.release()
@@ -41,22 +43,43 @@ func Check(cfg *config.Config) error {
 		}
 		sort.Strings(ids)
 		for _, id := range ids {
-			var ce *hooks.ConfigError
-			if errors.As(pol.tenantErrors[id], &ce) {
-				lines = append(lines, hookProblem(cfg, ce))
+			var e *hooks.ConfigError
+			if errors.As(pol.tenantErrors[id], &e) {
+				ce.add(cfg, e)
 				continue
 			}
-			lines = append(lines, pol.tenantErrors[id].Error())
+			ce.Problems = append(ce.Problems, config.Problem{Msg: pol.tenantErrors[id].Error()})
+			ce.Fields = append(ce.Fields, "")
 		}
 	}
-	if len(lines) == 0 {
+	if len(ce.Problems) == 0 {
 		return nil
 	}
-	return fmt.Errorf("invalid configuration (%d problem(s)):\n  %s", len(lines), strings.Join(lines, "\n  "))
+	return ce
 }
 
-// hookProblem renders a hook entry's problem as file:line: hooks[i] id: msg.
-func hookProblem(cfg *config.Config, ce *hooks.ConfigError) string {
+// CheckError lists the problems Check found, one per hook entry problem
+// (file:line: hooks[i] id: field: message), in the compiler's order.
+// Fields[i] names what Problems[i] is about as config.Problem.Path does
+// ("hooks[1].event"; "" for a tenant's file), so that a caller can tell a
+// problem config.Load reported too.
+type CheckError struct {
+	Problems []config.Problem
+	Fields   []string
+}
+
+func (e *CheckError) Error() string {
+	lines := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		lines[i] = p.String()
+	}
+	return fmt.Sprintf("invalid configuration (%d problem(s)):\n  %s", len(lines), strings.Join(lines, "\n  "))
+}
+
+// add renders a hook entry's problem. The compiler's messages start with
+// the field they are about ("event: unknown event ..."), which names the
+// problem's Path.
+func (e *CheckError) add(cfg *config.Config, ce *hooks.ConfigError) {
 	file := cfg.Path
 	if ce.Origin != "" {
 		file = ce.Origin
@@ -64,11 +87,21 @@ func hookProblem(cfg *config.Config, ce *hooks.ConfigError) string {
 	if file == "" {
 		file = "config"
 	}
+	msg := ce.Err.Error()
+	field := msg
+	if i := strings.IndexAny(field, ": "); i >= 0 {
+		field = field[:i]
+	}
+	key := fmt.Sprintf("hooks[%d].%s", ce.Index, field)
+	if ce.Origin != "" {
+		key = "" // a tenant's file: never an entry of the configuration
+	}
 	id := ""
 	if ce.ID != "" {
 		id = " " + ce.ID
 	}
-	return fmt.Sprintf("%s:%d: hooks[%d]%s: %v", file, ce.Line, ce.Index, id, ce.Err)
+	e.Problems = append(e.Problems, config.Problem{File: file, Line: ce.Line, Msg: fmt.Sprintf("hooks[%d]%s: %s", ce.Index, id, msg)})
+	e.Fields = append(e.Fields, key)
 }
 
 // noApprover stands in for the approval gate while a configuration is only

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -14,12 +15,12 @@ import (
 	"github.com/hookgate/hookgate/store"
 )
 
-// StoreOptions turns the store section into store.Options: a relative
-// SQLite path is relative to the configuration file's directory.
+// StoreOptions turns the store section into store.Options; sqlitePath
+// says where a SQLite store lives.
 func StoreOptions(cfg *config.Config, log *slog.Logger) store.Options {
-	path := cfg.Store.Path
-	if path != "" && path != store.MemoryPath && !filepath.IsAbs(path) && cfg.BaseDir != "" {
-		path = filepath.Join(cfg.BaseDir, path)
+	path := ""
+	if cfg.Store.Driver == "" || cfg.Store.Driver == string(store.SQLite) {
+		path = sqlitePath(cfg)
 	}
 	return store.Options{
 		Driver: store.Driver(cfg.Store.Driver),
@@ -30,8 +31,16 @@ func StoreOptions(cfg *config.Config, log *slog.Logger) store.Options {
 }
 
 // OpenStore opens the configured store and applies its migrations.
+// The default folder of a SQLite store (the user's state folder) is
+// created, readable by its owner only.
 func OpenStore(ctx context.Context, cfg *config.Config, log *slog.Logger) (*store.Store, error) {
-	return store.Open(ctx, StoreOptions(cfg, log))
+	opts := StoreOptions(cfg, log)
+	if opts.Driver == store.SQLite && cfg.Store.Path == "" && opts.Path != store.MemoryPath {
+		if err := os.MkdirAll(filepath.Dir(opts.Path), 0o700); err != nil {
+			return nil, fmt.Errorf("store folder: %w", err)
+		}
+	}
+	return store.Open(ctx, opts)
 }
 
 // Persistence is what hookgate keeps in its store: the audit log of hook
