@@ -66,7 +66,14 @@ func TestUnreadGenerationRoutesAreRefusedOnceHooksExist(t *testing.T) {
 		if status != 403 {
 			t.Fatalf("%s: status %d, want 403: %s", route, status, body)
 		}
-		checkOpenAIError(t, body, "route_not_guarded")
+		if strings.HasPrefix(route, "/v1/messages/") {
+			// An Anthropic route is refused in Anthropic's shape.
+			if gjson.GetBytes(body, "type").String() != "error" || !strings.HasPrefix(gjson.GetBytes(body, "error.message").String(), "route_not_guarded: ") {
+				t.Fatalf("%s: not an Anthropic refusal: %s", route, body)
+			}
+		} else {
+			checkOpenAIError(t, body, "route_not_guarded")
+		}
 		if !strings.Contains(gjson.GetBytes(body, "error.message").String(), route) {
 			t.Errorf("%s: the error does not name the route: %s", route, body)
 		}
