@@ -213,7 +213,7 @@ func (s *chatStream) onFrame(ctx context.Context, f *providers.SSEFrame) error {
 		return nil
 	}
 	if err := s.chunk.Decode(f.Data); err != nil {
-		if errors.Is(err, providers.ErrDuplicateKey) || mentionsCall(f.Data) {
+		if providers.IsAmbiguousKey(err) || mentionsCall(f.Data) {
 			// A chunk hookgate cannot read that an agent may still read
 			// (a repeated key: JSON decoders keep the last one) could carry
 			// a call past the hooks: the stream stops here instead.

@@ -144,7 +144,16 @@ func (s *messagesStream) onFrame(ctx context.Context, f *providers.SSEFrame) err
 	if string(f.Event) == providers.MessagesError {
 		return s.onError(ctx, f)
 	}
-	if !f.HasData() || s.ev.Decode(f.Data) != nil {
+	var decodeErr error
+	if f.HasData() {
+		decodeErr = s.ev.Decode(f.Data)
+	}
+	if providers.IsAmbiguousKey(decodeErr) {
+		// A repeated key or a variant spelling of a member: a client may
+		// read another event (another call) than hookgate would judge.
+		return s.fail("unreadable_event", "the upstream sent an event whose keys clients read differently, so what it carries could not be judged", decodeErr)
+	}
+	if !f.HasData() || decodeErr != nil {
 		// Comments, stray blank lines and malformed payloads go as they came.
 		return s.pass(ctx, f, msgOther, nil)
 	}

@@ -2,8 +2,6 @@ package providers
 
 import (
 	"fmt"
-
-	"github.com/tidwall/gjson"
 )
 
 // The event types of an Anthropic Messages stream (the payload's "type",
@@ -80,8 +78,8 @@ func (e *MessagesEvent) Reset() { *e = MessagesEvent{Index: -1} }
 // wraps ErrInvalidJSON) when a key it reads repeats; the view is then empty.
 func (e *MessagesEvent) Decode(data []byte) error {
 	e.Reset()
-	if !gjson.ValidBytes(data) {
-		return fmt.Errorf("messages event: %w", ErrInvalidJSON)
+	if err := checkCanonical(data); err != nil {
+		return fmt.Errorf("messages event: %w", err)
 	}
 	it, ok := iterObject(data)
 	if !ok {

@@ -2,8 +2,6 @@ package providers
 
 import (
 	"fmt"
-
-	"github.com/tidwall/gjson"
 )
 
 // ResponsesEventKind classifies an OpenAI Responses stream event by the
@@ -200,8 +198,8 @@ func (e *ResponsesEvent) Reset() { *e = ResponsesEvent{} }
 // on the type; the view is then empty.
 func (e *ResponsesEvent) Decode(data []byte) error {
 	e.Reset()
-	if !gjson.ValidBytes(data) {
-		return fmt.Errorf("responses event: %w", ErrInvalidJSON)
+	if err := checkCanonical(data); err != nil {
+		return fmt.Errorf("responses event: %w", err)
 	}
 	it, ok := iterObject(data)
 	if !ok {
