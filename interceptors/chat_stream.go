@@ -220,7 +220,7 @@ func (s *chatStream) onFrame(ctx context.Context, f *providers.SSEFrame) error {
 		return nil
 	}
 	if err := s.chunk.Decode(f.Data); err != nil {
-		if errors.Is(err, providers.ErrDuplicateKey) || errors.Is(err, providers.ErrUnjudgedCall) ||
+		if providers.IsAmbiguousKey(err) || errors.Is(err, providers.ErrUnjudgedCall) ||
 			errors.Is(err, providers.ErrBadIndex) || mentionsCall(f.Data) {
 			// A chunk hookgate cannot read that an agent may still read
 			// (a repeated key: JSON decoders keep the last one), a call in a

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"unicode/utf8"
+
+	"github.com/hookgate/hookgate/providers"
 )
 
 // decodeObject decodes a JSON object, keeping numbers as json.Number so a
@@ -19,8 +21,16 @@ import (
 // a stream's quiet spell); anything it does not read plainly (escapes,
 // invalid UTF-8, nesting deeper than encoding/json allows, trailing bytes,
 // any error) is decoded by encoding/json instead.
+//
+// Arguments whose keys clients read differently are an error, so the call
+// is blocked: a key repeated at any depth, two keys of one object equal
+// under folding ("command" and "Command": a Go struct keeps the last), or
+// a "__proto__" key (providers.CheckArgumentKeys).
 func decodeObject(b []byte) (map[string]any, error) {
 	if m, ok := readArgsObject(b); ok {
+		if err := providers.CheckArgumentKeys(b); err != nil {
+			return nil, err
+		}
 		return m, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
@@ -31,6 +41,9 @@ func decodeObject(b []byte) (map[string]any, error) {
 	}
 	if m == nil {
 		return nil, errNotObject
+	}
+	if err := providers.CheckArgumentKeys(b); err != nil {
+		return nil, err
 	}
 	return m, nil
 }

@@ -3,6 +3,8 @@ package interceptors
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -19,7 +21,90 @@ func referenceDecodeObject(b []byte) (map[string]any, error) {
 	if m == nil {
 		return nil, errNotObject
 	}
+	if err := referenceArgumentKeys(b); err != nil {
+		return nil, err
+	}
 	return m, nil
+}
+
+var errReferenceAmbiguous = errors.New("ambiguous keys")
+
+// referenceArgumentKeys is the keys rule written with encoding/json's
+// tokenizer: the whole input is one JSON value, and no object has two
+// keys equal under strings.EqualFold (a repeated key included) or a
+// "__proto__" key, nor a value inside more than 256 containers.
+func referenceArgumentKeys(b []byte) error {
+	if !json.Valid(b) {
+		return errReferenceAmbiguous
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	type frame struct {
+		object bool
+		keys   []string
+	}
+	var stack []frame
+	afterKey := false
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if s, ok := tok.(string); ok && len(stack) > 0 && stack[len(stack)-1].object && !afterKey {
+			f := &stack[len(stack)-1]
+			for _, k := range f.keys {
+				if strings.EqualFold(k, s) {
+					return errReferenceAmbiguous
+				}
+			}
+			if s == "__proto__" {
+				return errReferenceAmbiguous
+			}
+			f.keys = append(f.keys, s)
+			afterKey = true
+			continue
+		}
+		if d, ok := tok.(json.Delim); (!ok || d == '{' || d == '[') && len(stack) > 256 {
+			return errReferenceAmbiguous // hookgate's nesting limit (providers.maxJSONDepth)
+		}
+		afterKey = false
+		if d, ok := tok.(json.Delim); ok {
+			if d == '{' || d == '[' {
+				stack = append(stack, frame{object: d == '{'})
+			} else {
+				stack = stack[:len(stack)-1]
+			}
+		}
+	}
+}
+
+// TestAmbiguousArgumentsBlockTheCall: arguments a Go struct, a map and
+// gjson read differently are an error, which judgeToolCall turns into a
+// block.
+func TestAmbiguousArgumentsAreRefused(t *testing.T) {
+	for _, s := range []string{
+		`{"command":"ls","command":"rm -rf /"}`,
+		`{"command":"ls","Command":"rm -rf /"}`,
+		`{"command":"ls","\u0043ommand":"rm -rf /"}`,
+		`{"args":"a","argſ":"b"}`, `{"args":"a","arg\u017f":"b"}`, `{"kind":"a","\u212aind":"b"}`,
+		`{"opts":{"cwd":"/","CWD":"/etc"}}`,
+		`{"list":[{"a":1},{"x":1,"X":2}]}`,
+		`{"__proto__":{"command":"rm -rf /"}}`,
+		`{"a":{"__proto__":1}}`,
+		`{"a":"\u0041","A":1}`,
+	} {
+		if _, err := decodeObject([]byte(s)); err == nil {
+			t.Errorf("decodeObject(%s) accepted", s)
+		}
+	}
+	for _, s := range []string{`{"command":"ls","cwd":"/"}`, `{"a":{"a":1},"b":[{"a":1},{"a":2}]}`, `{"Path":"x","pathname":"y"}`, `{"proto":"__proto__"}`} {
+		if _, err := decodeObject([]byte(s)); err != nil {
+			t.Errorf("decodeObject(%s) = %v", s, err)
+		}
+	}
 }
 
 var argsSeeds = []string{

@@ -159,6 +159,11 @@ func (s *messagesStream) onFrame(ctx context.Context, f *providers.SSEFrame) err
 		return s.onError(ctx, f)
 	}
 	if err := s.ev.Decode(f.Data); err != nil {
+		if providers.IsAmbiguousKey(err) {
+			// A repeated key or a variant spelling of a member: a client may
+			// read another event (another call) than hookgate would judge.
+			return s.fail("unreadable_event", "the upstream sent an event whose keys clients read differently, so what it carries could not be judged", err)
+		}
 		return s.fail("unreadable_event", refusedUnreadable, err)
 	}
 	ev := &s.ev

@@ -2,8 +2,6 @@ package providers
 
 import (
 	"fmt"
-
-	"github.com/tidwall/gjson"
 )
 
 // The event types of an Anthropic Messages stream (the payload's "type",
@@ -81,8 +79,8 @@ func (e *MessagesEvent) Reset() { *e = MessagesEvent{Index: -1} }
 // when "index" is not a plain non-negative integer; the view is then empty.
 func (e *MessagesEvent) Decode(data []byte) error {
 	e.Reset()
-	if !gjson.ValidBytes(data) {
-		return fmt.Errorf("messages event: %w", ErrInvalidJSON)
+	if err := checkCanonical(data); err != nil {
+		return fmt.Errorf("messages event: %w", err)
 	}
 	it, ok := iterObject(data)
 	if !ok {

@@ -55,6 +55,9 @@ func (r *MessagesResponse) ToolUses() []MessagesBlock {
 // ParseMessagesResponse reads a Messages response body.
 func ParseMessagesResponse(body []byte) (*MessagesResponse, error) {
 	const what = "messages response"
+	if err := checkCanonical(body); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
 	root, err := parseBody(body, what)
 	if err != nil {
 		return nil, err

@@ -3,8 +3,6 @@ package providers
 import (
 	"bytes"
 	"fmt"
-
-	"github.com/tidwall/gjson"
 )
 
 // ChatChunk is a view of one chat.completion.chunk payload (an SSE event's
@@ -118,8 +116,8 @@ func (c *ChatChunk) Reset() {
 // "[DONE]" is not a chunk: check SSEFrame.Done first.
 func (c *ChatChunk) Decode(data []byte) error {
 	c.Reset()
-	if !gjson.ValidBytes(data) {
-		return fmt.Errorf("chat chunk: %w", ErrInvalidJSON)
+	if err := checkCanonical(data); err != nil {
+		return fmt.Errorf("chat chunk: %w", err)
 	}
 	it, ok := iterObject(data)
 	if !ok {

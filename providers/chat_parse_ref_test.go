@@ -313,6 +313,12 @@ func FuzzParseChatResponseMatchesReference(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		got, err := ParseChatResponse(body)
+		if errors.Is(err, ErrKeySpelling) {
+			// The canonical-form gate refuses what the views would read
+			// otherwise than a Go client; FuzzCheckCanonicalMatchesEncodingJSON
+			// checks the gate against its reference.
+			return
+		}
 		want, wantErr := refParseChatResponse(body)
 		if (err == nil) != (wantErr == nil) || errors.Is(err, ErrDuplicateKey) != errors.Is(wantErr, ErrDuplicateKey) {
 			t.Fatalf("%q: error %v, reference %v", body, err, wantErr)
@@ -344,6 +350,12 @@ func TestChatViewsMatchReference(t *testing.T) {
 	}
 	for _, body := range responseSeeds(t) {
 		got, err := ParseChatResponse(body)
+		if errors.Is(err, ErrKeySpelling) {
+			if refErr, _ := refCanonical(body); !errors.Is(refErr, ErrKeySpelling) {
+				t.Errorf("response %.120s: gate %v, encoding/json reference %v", bytes.TrimSpace(body), err, refErr)
+			}
+			continue
+		}
 		want, wantErr := refParseChatResponse(body)
 		if (err == nil) != (wantErr == nil) || !reflect.DeepEqual(got, want) {
 			t.Errorf("response %.120s:\n got %+v, %v\nwant %+v, %v", bytes.TrimSpace(body), got, err, want, wantErr)

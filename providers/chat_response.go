@@ -82,6 +82,9 @@ func parseBody(body []byte, what string) (gjson.Result, error) {
 // OpenRouter sends while it waits) is fine. Like ParseChatRequest it reads
 // each object in one pass, with the values gjson's Get would give.
 func ParseChatResponse(body []byte) (*ChatResponse, error) {
+	if err := checkCanonical(body); err != nil {
+		return nil, fmt.Errorf("chat response: %w", err)
+	}
 	d, err := parseDoc(body, "chat response")
 	if err != nil {
 		return nil, err

@@ -90,9 +90,11 @@ func checkUniqueKeys(raw []byte) error {
 
 // dupFrame is one open container of checkUniqueKeys and validateUnique:
 // whether it is an object, where its keys start in the key stack, and
-// (validateUnique) its slot in the jsonDoc being indexed.
+// (validateUnique) its slot in the jsonDoc being indexed, and
+// (validateKeys) whether it lies inside a free-form member.
 type dupFrame struct {
 	object bool
+	free   bool
 	base   int
 	slot   int
 }

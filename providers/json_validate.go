@@ -1,5 +1,7 @@
 package providers
 
+import "fmt"
+
 // validateUnique is gjson.ValidBytes and checkUniqueKeys in one forward
 // pass (and, with a non-nil doc, jsonDoc's index too): every parseBody
 // view validated a body, then read it again for repeated keys. It accepts
@@ -7,13 +9,28 @@ package providers
 // checked for UTF-8) and fails with ErrInvalidJSON; a valid body that
 // repeats a key fails with ErrDuplicateKey, one nested deeper than
 // maxJSONDepth with errTooDeep.
-func validateUnique(raw []byte, doc *jsonDoc) error {
+func validateUnique(raw []byte, doc *jsonDoc) error { return validateKeys(raw, doc, keyRules{}) }
+
+// keyRules are the checks validateKeys adds to validateUnique's.
+type keyRules struct {
+	// spelling: the canonical-form gate's check (variantSpelling) of every
+	// key outside free-form members (ErrKeySpelling).
+	spelling bool
+	// siblings: no two keys of one object equal under folding, and no
+	// "__proto__" key (ErrAmbiguousArguments): tool-call arguments.
+	siblings bool
+}
+
+// validateKeys is validateUnique with the rules' checks, whose failures
+// are reported once the body is known valid.
+func validateKeys(raw []byte, doc *jsonDoc, rules keyRules) error {
 	var (
 		keyBuf   [64][]byte
 		frameBuf [32]dupFrame
 	)
 	keys, frames := keyBuf[:0], frameBuf[:0]
-	var dup error // the first repeated key; reported if the body is valid
+	var dup error // the first repeated or variant key; reported if the body is valid
+	free := false // the key just read names a free-form member
 	b := raw
 	state := wantValue
 	i := 0
@@ -38,9 +55,11 @@ func validateUnique(raw []byte, doc *jsonDoc) error {
 			if len(frames) > maxJSONDepth {
 				return errTooDeep
 			}
+			inFree := free || len(frames) > 0 && frames[len(frames)-1].free
+			free = false
 			switch c {
 			case '{', '[':
-				f := dupFrame{object: c == '{', base: len(keys)}
+				f := dupFrame{object: c == '{', base: len(keys), free: inFree}
 				if doc != nil {
 					f.slot = len(doc.starts)
 					doc.starts = append(doc.starts, i)
@@ -102,8 +121,17 @@ func validateUnique(raw []byte, doc *jsonDoc) error {
 				return ErrInvalidJSON
 			}
 			k := b[i+1 : end-1]
+			if rules.spelling && dup == nil && !frames[len(frames)-1].free {
+				if name, ok := variantSpelling(k); ok {
+					dup = fmt.Errorf("key %q spells member %q: %w", k, name, ErrKeySpelling)
+				}
+				free = isFreeForm(k)
+			}
 			if hasByte(k, '\\') {
 				k = appendUnescapedContent(nil, k)
+			}
+			if rules.siblings && dup == nil && string(k) == "__proto__" {
+				dup = fmt.Errorf("key %q: %w", k, ErrAmbiguousArguments)
 			}
 			keys = append(keys, k)
 			i = end
@@ -133,6 +161,9 @@ func validateUnique(raw []byte, doc *jsonDoc) error {
 				if f.object {
 					if err := distinct(keys[f.base:]); err != nil && dup == nil {
 						dup = err
+					}
+					if rules.siblings && dup == nil {
+						dup = foldDistinct(keys[f.base:])
 					}
 					keys = keys[:f.base]
 				}

@@ -2,8 +2,6 @@ package providers
 
 import (
 	"fmt"
-
-	"github.com/tidwall/gjson"
 )
 
 // ResponsesEventKind classifies an OpenAI Responses stream event by the
@@ -202,8 +200,8 @@ func (e *ResponsesEvent) Reset() { *e = ResponsesEvent{} }
 // that is not a plain non-negative integer; the view is then empty.
 func (e *ResponsesEvent) Decode(data []byte) error {
 	e.Reset()
-	if !gjson.ValidBytes(data) {
-		return fmt.Errorf("responses event: %w", ErrInvalidJSON)
+	if err := checkCanonical(data); err != nil {
+		return fmt.Errorf("responses event: %w", err)
 	}
 	it, ok := iterObject(data)
 	if !ok {

@@ -65,6 +65,9 @@ func (r *ResponsesResponse) Calls() []ResponsesOutputItem {
 
 // ParseResponsesResponse reads a non-streamed response body.
 func ParseResponsesResponse(body []byte) (*ResponsesResponse, error) {
+	if err := checkCanonical(body); err != nil {
+		return nil, fmt.Errorf("responses response: %w", err)
+	}
 	return ReadResponsesOutput(body, PlainOutput)
 }
 
