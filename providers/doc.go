@@ -22,6 +22,11 @@
 //     outputs), a zero-allocation view of one stream event, encoders for
 //     sequence numbers, call inputs, note items and the final output, the
 //     response view and its edits;
+//   - anthropic_calls.go, responses_calls.go: every member in which some
+//     client reads a tool call, per format, and what hookgate does with
+//     each (held and judged, or the event refused); wire_index.go and
+//     event_name.go: the numbers and names a client counts by, refused
+//     unless plain;
 //   - chat_synthesize.go, chat_retry.go, chat_request_user.go: replies
 //     hookgate gives itself, the tool round of a retry, summed usage;
 //   - json_scan.go, json_edit.go, json_dupkeys.go: the JSON plumbing they
