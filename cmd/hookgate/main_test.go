@@ -54,3 +54,13 @@ func TestUnknownCommand(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 }
+
+func TestServeHelpExitsZero(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"serve", "--help"}, &out, &errb); code != 0 {
+		t.Fatalf("serve --help: exit %d, want 0", code)
+	}
+	if !strings.Contains(errb.String(), "-config") {
+		t.Fatalf("serve --help printed no usage: %s", errb.String())
+	}
+}

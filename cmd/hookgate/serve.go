@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -21,6 +22,9 @@ func runServe(args []string, stderr io.Writer) int {
 	path := fs.String("config", "hookgate.yaml", "configuration file")
 	watch := fs.Duration("watch", time.Second, "how often to look for changes to the config and tenants' hooks files (0: only on SIGHUP)")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0 // asked for help: the usage was printed
+		}
 		return 2
 	}
 	cfg, err := config.Load(*path)
