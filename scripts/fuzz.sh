@@ -10,7 +10,8 @@
 # instrumented binary, replaying its seed corpus and testdata/fuzz; the
 # binaries are compiled once and cached), so each target fuzzes for
 # (FUZZ_BUDGET - 4 s x targets) / targets, at most 20 s and at least 3 s.
-# With the 28 targets of today that is 3 s each, about 3 minutes on
+# With the 31 targets of today (three are the oracle package's SDK
+# differential fuzzers, FuzzOracle*) that is 3 s each, about 3 minutes on
 # 2 cores; FUZZ_TIME=20s gives every target 20 s (about 10 minutes).
 # Every target runs; failing inputs are saved under testdata/fuzz/<Target>/
 # (replay one with `go test -run <Target>/<id> ./<dir>`) and the script exits
