@@ -346,7 +346,10 @@ func TestHardeningOddIndicesAndIDsNeverLeakACall(t *testing.T) {
 			if bytes.Contains(body, []byte(`"tool_calls"`)) {
 				t.Fatalf("a tool call reached the client under a block-everything policy:\n%s", hgShort(body))
 			}
-			if !bytes.HasSuffix(body, []byte("data: [DONE]\n\n")) && !bytes.Contains(body, []byte(`"code":"invalid_tool_call"`)) {
+			// A negative or overflowing index is read differently by
+			// clients, so that stream ends with unreadable_chunk.
+			if !bytes.HasSuffix(body, []byte("data: [DONE]\n\n")) && !bytes.Contains(body, []byte(`"code":"invalid_tool_call"`)) &&
+				!(name == "negative and huge index" && bytes.Contains(body, []byte(`"code":"unreadable_chunk"`))) {
 				t.Fatalf("the stream neither finished nor failed cleanly:\n%s", hgShort(body))
 			}
 		})
@@ -410,9 +413,11 @@ func TestHardeningUndecodableChunksNeverCarryAnUnjudgedCall(t *testing.T) {
 	}
 }
 
-// Malformed chunks mid-stream (a syntax error, NUL bytes, invalid UTF-8, a
-// bare CR line ending) are relayed as they came, the stream goes on, and a
-// later tool call is still judged.
+// Malformed chunks mid-stream (a syntax error, NUL bytes, invalid UTF-8)
+// are relayed as they came, the stream goes on, and a later tool call is
+// still judged. A bare CR line ending, which clients split differently,
+// ends the stream with ambiguous_stream instead, and the call after it
+// never goes out.
 func TestHardeningMalformedChunksMidStream(t *testing.T) {
 	s := startStack(t, denyShell)
 	evs := []string{
@@ -420,7 +425,6 @@ func TestHardeningMalformedChunksMidStream(t *testing.T) {
 		"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"b\"\n\n",
 		"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\x00\"}}]}\n\n",
 		hgChunk("{\"content\":\"\xff\xfe\"}", ""),
-		"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"c\"}}]}\r\r",
 		"data: [DONE]x\n\n",
 		hgChunk(hgCall(0, "call_rm", "exec", `{"command":"rm -rf /"}`), ""),
 		hgChunk(hgCall(1, "call_ls", "exec", `{"command":"ls"}`), ""),
@@ -432,12 +436,21 @@ func TestHardeningMalformedChunksMidStream(t *testing.T) {
 	if status != 200 || !bytes.HasSuffix(got, []byte("data: [DONE]\n\n")) {
 		t.Fatalf("status %d, the stream did not finish:\n%s", status, got)
 	}
-	for _, ev := range evs[1:6] {
+	for _, ev := range evs[1:5] {
 		if !bytes.Contains(got, []byte(ev)) {
 			t.Errorf("a malformed event was not relayed as it came: %q", ev)
 		}
 	}
 	if bytes.Contains(got, []byte("call_rm")) || !bytes.Contains(got, []byte("call_ls")) || !bytes.Contains(got, []byte("blocked by deny-shell")) {
 		t.Fatalf("the call after the malformed chunks was not judged:\n%s", got)
+	}
+
+	bareCR := hgSSE(hgChunk(`{"role":"assistant","content":"a"}`, ""),
+		"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"c\"}}]}\r\r",
+		hgChunk(hgCall(0, "call_rm", "exec", `{"command":"rm -rf /"}`), ""), hgChunk(`{}`, "tool_calls"))
+	s.mock.Enqueue(mockupstream.Stream(bareCR, mockupstream.Chunking{Mode: mockupstream.Random, Size: 7, Seed: 9}))
+	status, got = hgPostStream(t, s, nil)
+	if status != 200 || !bytes.Contains(got, []byte(`"code":"ambiguous_stream"`)) || bytes.Contains(got, []byte("call_rm")) || bytes.Contains(got, []byte("[DONE]")) {
+		t.Fatalf("status %d: a bare-CR event did not end the stream with ambiguous_stream, or the call after it went out:\n%s", status, got)
 	}
 }
