@@ -36,8 +36,10 @@ func TestChatChunkRefusesUnjudgedCalls(t *testing.T) {
 		`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"type":"function","function":{"name":"ls"},"custom":{"name":"exec","input":"rm -rf /"}}]}}]}`,
 		`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"type":"custom","function":{"name":"ls"}}]}}]}`,
 	} {
-		if err := c.Decode([]byte(in)); !errors.Is(err, ErrUnjudgedCall) {
-			t.Errorf("Decode(%s) = %v, want ErrUnjudgedCall", in, err)
+		// A variant spelling (Function_Call) is already refused by the
+		// canonical-form gate; either refusal ends the stream.
+		if err := c.Decode([]byte(in)); !errors.Is(err, ErrUnjudgedCall) && !IsAmbiguousKey(err) {
+			t.Errorf("Decode(%s) = %v, want ErrUnjudgedCall or an ambiguous key", in, err)
 		}
 	}
 	// Writer mirrors each delta in "message": the same calls, byte for byte.
