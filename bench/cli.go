@@ -67,7 +67,7 @@ func (c Command) Main(ctx context.Context, args []string) error {
 		interval    = fs.Duration("chunk-interval", DefaultOptions().ChunkInterval, "the mock upstream's wait between stream events")
 		mockAddr    = fs.String("mock-addr", "", "listen address of the mock upstream (default: a free port on 127.0.0.1); fix it to point a --target gateway at the mock")
 		timeout     = fs.Duration("timeout", 30*time.Second, "per-request timeout, body included")
-		out         = fs.String("out", "bench/results", "directory for the JSON results and the SVG chart (empty: write none)")
+		out         = fs.String("out", DefaultResultsDir(), "directory for the JSON results and the SVG chart (empty: write none; the default is bench/results only at the repository root, else hookgate-bench in the OS temporary folder)")
 		noHop       = fs.Bool("no-bare-hop", false, "leave the bare hop out")
 		cpuProfile  = fs.String("cpuprofile", "", "write a CPU profile of the whole run (generator, mock and in-process targets) to this file")
 		blockProf   = fs.String("blockprofile", "", "write a profile of where goroutines waited (blocking and mutex contention over 10µs) to this file")

@@ -122,7 +122,7 @@ var hookKinds = []hookKind{
 `},
 }
 
-// HookScenarios are issue 8's hook scenarios, each plain and streamed:
+// HookScenarios are the built-in hook scenarios, each plain and streamed:
 // hooks-none, script1, script10, cel, builtin, command, http, context and
 // disclaimer, named "<kind>-plain" and "<kind>-stream". script1-stream is
 // the held tool call judged by one script hook: its added time to the

@@ -15,8 +15,8 @@ import (
 	"time"
 )
 
-// Report is the result of one Run; it is written as JSON under
-// bench/results/.
+// Report is the result of one Run; it is written as JSON into the
+// results folder (DefaultResultsDir unless --out says otherwise).
 type Report struct {
 	Tool      string         `json:"tool"`
 	Command   string         `json:"command,omitempty"` // the command line, filled in by the caller

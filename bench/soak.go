@@ -35,7 +35,7 @@ type SoakTarget struct {
 // upstreamURL with sc's hooks.
 type SoakStarter func(upstreamURL string, sc *Scenario) (SoakTarget, error)
 
-// SoakConfig is one soak: issue 9's full-size load. Every field says what
+// SoakConfig is one soak at full size. Every field says what
 // its zero value means.
 type SoakConfig struct {
 	// Streams is the number of closed-loop workers, each with one stream
@@ -102,8 +102,8 @@ const soakWarmup = 60
 // hookgate's metrics during the load.
 const soakSampleEvery = 250 * time.Millisecond
 
-// SoakReport is the result of one soak, written as JSON under
-// bench/results/<stamp>-hgsoak.json.
+// SoakReport is the result of one soak, written as JSON to
+// <results folder>/<stamp>-hgsoak.json (see DefaultResultsDir).
 type SoakReport struct {
 	Tool     string    `json:"tool"`
 	Command  string    `json:"command,omitempty"`

@@ -32,7 +32,7 @@ mock upstream on loopback: direct, through a bare fasthttp hop (the floor),
 and through hookgate, interleaved in one run.
 
 Without --config it runs the harness's scenarios (plain, stream, recorded
-fixtures; --scenarios hooks for issue 8's hook scenarios).
+fixtures; --scenarios hooks for the built-in hook scenarios).
 
 With --config FILE it measures that configuration's hooks: a baseline
 without hooks, one scenario per hook with only that hook enabled, and all
@@ -48,7 +48,9 @@ and post_tool_use hooks fire on every request (their worst case).
 
 Harness flags (hookgate bench --help lists them all): --requests, --duration,
 --concurrency, --rates 500,2000, --scenarios, --chunk-interval, --out,
---cpuprofile, --target NAME=URL.
+--cpuprofile, --target NAME=URL. Results (JSON and an SVG chart) go to
+--out: bench/results when run from the repository root, otherwise
+hookgate-bench in the OS temporary folder; the paths are printed.
 `
 
 func runBench(args []string, stdout, stderr io.Writer) int {

@@ -15,7 +15,13 @@ type approvalDesk struct{ gate *approvals.Gate }
 
 var _ proxy.ApprovalDesk = approvalDesk{}
 
+// List answers GET /admin/approvals?status=...: one of the four statuses,
+// or "all" (or no status) for every question, as the command line's
+// --status all does.
 func (d approvalDesk) List(ctx context.Context, status string) (any, error) {
+	if status == "all" {
+		status = ""
+	}
 	rows, err := d.gate.List(ctx, store.ConfirmationStatus(status))
 	if err != nil {
 		return nil, err

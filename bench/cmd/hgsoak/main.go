@@ -1,4 +1,4 @@
-// Command hgsoak is issue 9's load test in full: it starts the mock
+// Command hgsoak is hookgate's full-size load test: it starts the mock
 // upstream and hookgate (through bench/hgtarget, as hgbench does) and runs
 // -streams closed-loop workers for -duration, each streaming chat
 // completions whose answer carries text and two tool calls that hookgate
@@ -56,7 +56,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		sessions = fs.Int("sessions", 0, "spread the streams over this many agent sessions (X-Session-Id); 0: one per stream; -1: no session header")
 		settle   = fs.Duration("settle", 10*time.Second, "how long hookgate's goroutines may take to come back to the baseline after the load")
 		memProf  = fs.String("memprofile", "", "write a heap profile to this file after the load (the mock closed: what hookgate keeps)")
-		out      = fs.String("out", "bench/results", "directory for the JSON results (empty: write none)")
+		out      = fs.String("out", bench.DefaultResultsDir(), "directory for the JSON results (empty: write none; the default is bench/results only at the repository root, else hookgate-bench in the OS temporary folder)")
 	)
 	if err := fs.Parse(args); err != nil {
 		return err
