@@ -232,12 +232,6 @@ func (s *chatStream) onFrame(ctx context.Context, f *providers.SSEFrame) error {
 		// Other malformed upstream JSON is relayed as it came.
 		return s.passOrQueue(f.Raw, nil, nil)
 	}
-	if hasCaseVariantKeys(f.Data) {
-		// A Go agent reads "Tool_Calls" as tool_calls; hookgate's edits
-		// address the exact keys. Rather than judge a call it could not
-		// rewrite or remove reliably, the stream stops.
-		return s.fail("unreadable_chunk", "the upstream sent a chunk whose keys differ in letter case from the protocol's", errCaseVariantKeys)
-	}
 	if s.chunk.HasUsage() && s.x.retryPossible() {
 		s.retry.lastUsage = clone(s.chunk.Usage.Raw)
 	}
@@ -363,28 +357,6 @@ func (s *chatStream) passOrQueue(raw, data []byte, finish []int) error {
 var errErrorWithCall = errors.New("an error chunk carries a tool call")
 
 var errEventAfterDone = errors.New("an event after [DONE]")
-
-var errCaseVariantKeys = errors.New("a chunk's keys differ in case from the protocol's")
-
-// hasCaseVariantKeys reports a chunk that names choices, delta, tool calls
-// or a function in a letter case other than the protocol's. It allocates
-// nothing: it runs on every chunk.
-func hasCaseVariantKeys(data []byte) bool {
-	for i := 0; i < len(data); i++ {
-		if data[i] != '"' {
-			continue
-		}
-		rest := data[i+1:]
-		for _, k := range caseSensitiveKeys {
-			if len(rest) > len(k) && rest[len(k)] == '"' && !bytes.Equal(rest[:len(k)], []byte(k)) && bytes.EqualFold(rest[:len(k)], []byte(k)) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-var caseSensitiveKeys = [...]string{"choices", "delta", "tool_calls", "function", "arguments", "name", "function_call"}
 
 // mentionsCall reports data that names a tool call in any letter case.
 func mentionsCall(data []byte) bool {

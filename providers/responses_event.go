@@ -255,13 +255,6 @@ func (e *ResponsesEvent) Decode(data []byte) error {
 	typ := stringValue(e.Type, tmp[:0])
 	e.Kind = ResponsesEventKindOf(typ)
 	e.custom = e.Kind == RespArgsDone && string(typ) == "response.custom_tool_call_input.done"
-	switch e.Kind {
-	case RespItemAdded, RespItemDone, RespArgsDone, RespCompleted, RespIncomplete, RespFailed:
-		if err := checkUniqueKeys(data); err != nil {
-			e.Reset()
-			return fmt.Errorf("responses event: %w", err)
-		}
-	}
 	return nil
 }
 
