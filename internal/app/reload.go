@@ -12,12 +12,7 @@ import (
 
 // ReloadFile reads the configuration at path again and applies it; a bad
 // one is refused (and returned) while the running one keeps serving.
-// It remembers the files' fingerprint, taken before reading them, so that
-// Watch does not reload (and report) the same files a second time: a
-// change made during the reload still differs from it.
 func (a *App) ReloadFile(path string) error {
-	fp := a.fingerprint(path)
-	a.reloadedFiles.Store(&fp)
 	cfg, err := config.Load(path)
 	if err != nil {
 		a.reloads.WithLabelValues("refused").Inc()
@@ -29,11 +24,9 @@ func (a *App) ReloadFile(path string) error {
 // Watch reloads the configuration at path whenever it, or a tenant's hooks
 // file it names, changes; it polls every interval until ctx is done.
 // Polling sees editors' rename-into-place writes and network filesystems
-// alike. Each outcome goes to report (nil error: applied). Files that
-// ReloadFile has already read (after a SIGHUP, say) are not read again.
+// alike. Each outcome goes to report (nil error: applied).
 func (a *App) Watch(ctx context.Context, path string, interval time.Duration, report func(error)) {
-	start := a.fingerprint(path)
-	a.reloadedFiles.CompareAndSwap(nil, &start)
+	last := a.fingerprint(path)
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for {
@@ -41,9 +34,11 @@ func (a *App) Watch(ctx context.Context, path string, interval time.Duration, re
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			if a.fingerprint(path) == *a.reloadedFiles.Load() {
+			now := a.fingerprint(path)
+			if now == last {
 				continue
 			}
+			last = now
 			report(a.ReloadFile(path))
 		}
 	}
