@@ -112,10 +112,22 @@ type Limits struct {
 	// (blocking and contributing hooks; a call waiting for a person gives
 	// its slot back while it waits).
 	MaxConcurrentHooks int `yaml:"max_concurrent_hooks"`
+	// MaxInflightRequestBytes bounds the request body bytes this instance
+	// holds at once, counted as they arrive (never from Content-Length).
+	MaxInflightRequestBytes ByteSize `yaml:"max_inflight_request_bytes"`
+	// MaxConnections bounds the agent connections open at once.
+	MaxConnections int `yaml:"max_connections"`
+	// MaxConnectionsPerClient bounds the connections one client address
+	// holds. Zero (the default) means no per-address bound: behind a load
+	// balancer every client shares one address.
+	MaxConnectionsPerClient int `yaml:"max_connections_per_client"`
+	// ScriptMaxMemory is the memory one script hook execution may take; a
+	// hook may ask for less, never more.
+	ScriptMaxMemory ByteSize `yaml:"script_max_memory"`
 }
 
-// Timeouts for the upstream exchange, the stream's keep-alive and the
-// shutdown.
+// Timeouts for the upstream exchange, the stream's keep-alive, the
+// clients' connections and the shutdown.
 type Timeouts struct {
 	Connect   Duration `yaml:"connect"`
 	FirstByte Duration `yaml:"first_byte"`
@@ -124,6 +136,16 @@ type Timeouts struct {
 	// ShutdownGrace is how long requests and streams in flight may run
 	// after SIGTERM before hookgate closes them and exits.
 	ShutdownGrace Duration `yaml:"shutdown_grace"`
+	// ClientHeader bounds the time a client takes to send a request's
+	// head; ClientBodyProgress the time between two bytes of its body;
+	// ClientIdle how long a keep-alive connection waits for its next
+	// request; ClientWriteStall how long a client may leave a response
+	// unread (its socket buffer full) before it is disconnected. None of
+	// them runs while hookgate owes the answer.
+	ClientHeader       Duration `yaml:"client_header"`
+	ClientBodyProgress Duration `yaml:"client_body_progress"`
+	ClientIdle         Duration `yaml:"client_idle"`
+	ClientWriteStall   Duration `yaml:"client_write_stall"`
 }
 
 // Interception tunes how the agent loop is read out of the traffic.

@@ -27,6 +27,16 @@ const (
 	DefaultShutdownGrace    = 30 * time.Second
 )
 
+// Client connection defaults. The idle timeout is above common load
+// balancers' (60 s, 75 s), so that none reuses a connection hookgate has
+// just closed.
+const (
+	DefaultClientHeaderTimeout       = 10 * time.Second
+	DefaultClientBodyProgressTimeout = 30 * time.Second
+	DefaultClientIdleTimeout         = 90 * time.Second
+	DefaultClientWriteStallTimeout   = 60 * time.Second
+)
+
 // Admission defaults, per instance. A stream costs a few goroutines and
 // about 100 KiB of buffers; a pending approval a goroutine and a store
 // read every poll; a hook execution up to a process (command hooks) or a
@@ -35,6 +45,13 @@ const (
 	DefaultMaxConcurrentStreams = 1024
 	DefaultMaxPendingApprovals  = 100
 	DefaultMaxConcurrentHooks   = 512
+	// DefaultMaxInflightRequestBytes bounds the request bodies held at
+	// once, so that slow uploads cannot take the machine's memory.
+	DefaultMaxInflightRequestBytes = 1 << 30
+	// DefaultMaxConnections stays below common descriptor limits.
+	DefaultMaxConnections = 10000
+	// DefaultScriptMaxMemory is what one script execution may allocate.
+	DefaultScriptMaxMemory = 64 << 20
 )
 
 func applyDefaults(c *Config) {
@@ -47,11 +64,18 @@ func applyDefaults(c *Config) {
 	setInt(&c.Limits.MaxConcurrentStreams, DefaultMaxConcurrentStreams)
 	setInt(&c.Limits.MaxPendingApprovals, DefaultMaxPendingApprovals)
 	setInt(&c.Limits.MaxConcurrentHooks, DefaultMaxConcurrentHooks)
+	setSize(&c.Limits.MaxInflightRequestBytes, DefaultMaxInflightRequestBytes)
+	setInt(&c.Limits.MaxConnections, DefaultMaxConnections)
+	setSize(&c.Limits.ScriptMaxMemory, DefaultScriptMaxMemory)
 	setDuration(&c.Timeouts.Connect, DefaultConnectTimeout)
 	setDuration(&c.Timeouts.FirstByte, DefaultFirstByteTimeout)
 	setDuration(&c.Timeouts.Idle, DefaultIdleTimeout)
 	setDuration(&c.Timeouts.Heartbeat, DefaultHeartbeat)
 	setDuration(&c.Timeouts.ShutdownGrace, DefaultShutdownGrace)
+	setDuration(&c.Timeouts.ClientHeader, DefaultClientHeaderTimeout)
+	setDuration(&c.Timeouts.ClientBodyProgress, DefaultClientBodyProgressTimeout)
+	setDuration(&c.Timeouts.ClientIdle, DefaultClientIdleTimeout)
+	setDuration(&c.Timeouts.ClientWriteStall, DefaultClientWriteStallTimeout)
 	ic := &c.Interception
 	setString(&ic.SessionHeader, DefaultSessionHeader)
 	setString(&ic.ParentSessionHeader, DefaultParentHeader)

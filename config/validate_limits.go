@@ -13,6 +13,10 @@ func validateLimits(c *Config, root *yaml.Node, ps *problems) {
 		{"max_concurrent_streams", c.Limits.MaxConcurrentStreams},
 		{"max_pending_approvals", c.Limits.MaxPendingApprovals},
 		{"max_concurrent_hooks", c.Limits.MaxConcurrentHooks},
+		{"max_connections", c.Limits.MaxConnections},
+		{"max_connections_per_client", c.Limits.MaxConnectionsPerClient},
+		{"max_inflight_request_bytes", int(c.Limits.MaxInflightRequestBytes)},
+		{"script_max_memory", int(c.Limits.ScriptMaxMemory)},
 	} {
 		if l.v < 0 {
 			ps.add(lineOf(root, "limits", l.key), "limits."+l.key, "want a positive number (0 or absent takes the default), got %d", l.v)
