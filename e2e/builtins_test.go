@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/hookgate/hookgate/internal/mockupstream"
+	"github.com/hookgate/hookgate/internal/testenv"
 	"github.com/hookgate/hookgate/store"
 )
 
@@ -208,9 +208,7 @@ func TestInjectContextAndDisclaimerBuiltins(t *testing.T) {
 }
 
 func TestRedisRateLimitIsSharedByTwoInstances(t *testing.T) {
-	if os.Getenv("HOOKGATE_REDIS_ADDR") == "" {
-		t.Skip("HOOKGATE_REDIS_ADDR is unset: run ./scripts/test, which starts Redis")
-	}
+	testenv.Redis(t)
 	mock := mockupstream.Start(t)
 	mock.Handle(mockupstream.Always(oneCall("search", `{"q":"x"}`)))
 	prefix := "e2e-" + strconv.FormatInt(time.Now().UnixNano(), 36) + ":"

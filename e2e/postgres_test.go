@@ -2,23 +2,20 @@ package e2e
 
 import (
 	"bytes"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hookgate/hookgate/internal/mockupstream"
+	"github.com/hookgate/hookgate/internal/testenv"
 )
 
 // TestApprovalAnsweredThroughAnotherInstance runs two hookgate instances
 // on one PostgreSQL store: a call held by the first is released by an
 // answer given through the second's admin API.
 func TestApprovalAnsweredThroughAnotherInstance(t *testing.T) {
-	dsn := os.Getenv("HOOKGATE_PG_DSN")
-	if dsn == "" {
-		t.Skip("HOOKGATE_PG_DSN is unset: run ./scripts/test, which starts PostgreSQL")
-	}
+	dsn := testenv.Postgres(t)
 	t.Setenv("E2E_ALICE_TOKEN", "tok-alice-secret")
 	t.Setenv("E2E_OPS_SECRET", "ops-signing-secret")
 	t.Setenv("E2E_PG_DSN", dsn)

@@ -38,15 +38,25 @@ is_root() { [ "$(id -u)" = 0 ]; }
 emit() { printf "export %s='%s'\n" "$1" "${2//\'/\'\\\'\'}"; }
 
 apt_updated=
+# Another apt run (unattended upgrades on a fresh machine) may hold apt's
+# locks for minutes: wait for them rather than fail.
+APT_LOCK_WAIT=${HOOKGATE_APT_LOCK_WAIT:-300}
 apt_install() {
   is_root || die "$* missing and not root: install it (apt-get install -y $*) or set the variable yourself"
   if [ -z "$apt_updated" ]; then
     log "apt-get update"
-    apt-get update -qq >&2
+    local waited=0
+    until apt-get -o DPkg::Lock::Timeout="$APT_LOCK_WAIT" update -qq >&2; do
+      [ "$waited" -lt "$APT_LOCK_WAIT" ] || die "apt-get update kept failing for ${APT_LOCK_WAIT}s"
+      log "apt-get update failed (another apt run holds its lock?): retrying in 5s"
+      sleep 5
+      waited=$((waited + 5))
+    done
     apt_updated=1
   fi
   log "apt-get install $*"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >&2
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout="$APT_LOCK_WAIT" \
+    install -y -qq --no-install-recommends "$@" >&2 || die "apt-get install $* failed"
 }
 
 # as USER CMD...: runs CMD as USER when root, as ourselves otherwise.
@@ -98,6 +108,10 @@ pg_ready() {
 start_pg() {
   if [ -n "${HOOKGATE_PG_DSN:-}" ]; then
     log "PostgreSQL: using HOOKGATE_PG_DSN from the environment"
+    if command -v psql >/dev/null 2>&1; then
+      psql "$HOOKGATE_PG_DSN" -qtAX -c 'select 1' >/dev/null 2>&1 ||
+        die "HOOKGATE_PG_DSN from the environment does not answer (psql select 1 failed)"
+    fi
     emit HOOKGATE_PG_DSN "$HOOKGATE_PG_DSN"
     return
   fi
@@ -189,6 +203,20 @@ start_redis() {
   emit HOOKGATE_REDIS_ADDR "127.0.0.1:$REDIS_PORT"
 }
 
+# tcp_answers HOST:PORT reports whether something accepts connections there.
+tcp_answers() {
+  local host=${1%:*} port=${1##*:}
+  timeout 5 bash -c "exec 3<>/dev/tcp/$host/$port" 2>/dev/null
+}
+
+# An address handed in through the environment is checked too: a test run
+# against a server that is not there would only skip or fail later, far
+# from the cause.
+check_redis_env() {
+  [ -z "${HOOKGATE_REDIS_ADDR:-}" ] || tcp_answers "$HOOKGATE_REDIS_ADDR" ||
+    die "HOOKGATE_REDIS_ADDR=$HOOKGATE_REDIS_ADDR does not accept connections"
+}
+
 USER_NAME=$(id -un)
 case ",$WANT," in *,pg,*) start_pg ;; esac
-case ",$WANT," in *,redis,*) start_redis ;; esac
+case ",$WANT," in *,redis,*) check_redis_env; start_redis ;; esac
