@@ -30,9 +30,14 @@ const soakHookID = "soak-judge"
 
 // soakHooks is the soak's pre_tool_use script hook: it blocks a
 // destructive command and allows the rest.
+// The hook's timeout is a production one for a policy that may not be
+// skipped (fail-closed): on a loaded shared machine under the race
+// detector, one script execution can take seconds, and a soak that timed
+// its hooks out would measure the machine, not hookgate.
 const soakHooks = `- id: ` + soakHookID + `
   event: pre_tool_use
   matcher: "^exec$"
+  timeout_ms: 15000
   handler:
     type: script
     source: |
