@@ -34,12 +34,15 @@ type App struct {
 	current     atomic.Pointer[policy]
 	stopJanitor context.CancelFunc
 	reloads     *prometheus.CounterVec
-	proxy       *proxy.Server
-	admin       *proxy.Admin
-	proxyLn     net.Listener
-	adminLn     net.Listener
-	log         *slog.Logger
-	serveErrs   chan error
+	// reloadedFiles is the fingerprint of the configuration files as
+	// ReloadFile last read them (see Watch).
+	reloadedFiles atomic.Pointer[string]
+	proxy         *proxy.Server
+	admin         *proxy.Admin
+	proxyLn       net.Listener
+	adminLn       net.Listener
+	log           *slog.Logger
+	serveErrs     chan error
 }
 
 // Build constructs hookgate for cfg without listening. It opens the store
