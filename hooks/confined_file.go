@@ -20,7 +20,7 @@ func ReadConfinedFile(dir, name string, max int64) ([]byte, error) {
 		return nil, errors.New("empty path")
 	}
 	if filepath.IsAbs(name) || filepath.VolumeName(name) != "" {
-		return nil, fmt.Errorf("%s: an absolute path is refused: name a file inside %s", name, filepath.Base(dir))
+		return nil, fmt.Errorf("%s: an absolute path is refused; name a file relative to, and inside, this file's folder", name)
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
@@ -55,8 +55,9 @@ func ReadConfinedFile(dir, name string, max int64) ([]byte, error) {
 	return b, nil
 }
 
-// confinedCause says why a confined path could not be opened without the
-// *PathError's operation and path (which repeat the name).
+// confinedCause says why a confined path could not be opened, without the
+// *PathError's operation and path (which repeat the name). os.Root's
+// escape error is not exported; its text is matched to say it plainly.
 func confinedCause(err error) error {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
