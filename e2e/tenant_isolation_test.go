@@ -51,7 +51,8 @@ func (in *inbox) got() []string {
 // operator's ops, acme's acme-ops, beta's beta-ops) and two tenants whose
 // hooks files live in dir/tenants. files are written under dir before it
 // starts (acme.yaml and beta.yaml among them; a content "symlink:<target>"
-// makes a symbolic link); operatorHooks is appended.
+// makes a symbolic link); operatorHooks is appended (an admin section in
+// it replaces the default one).
 type isolationStack struct {
 	*stack
 	log                *hgLog
@@ -85,9 +86,12 @@ func startIsolationStack(t *testing.T, files map[string]string, operatorHooks st
 	t.Setenv("ISO_BETA_KEYS", "vk-beta")
 	s := &isolationStack{dir: dir, ops: newInbox(t), acme: newInbox(t), betaOps: newInbox(t)}
 	mock := mockupstream.Start(t)
+	admin := "admin: {listen: \"127.0.0.1:0\"}\n"
+	if strings.HasPrefix(operatorHooks, "admin:") || strings.Contains(operatorHooks, "\nadmin:") {
+		admin = ""
+	}
 	doc := `listen: 127.0.0.1:0
-admin: {listen: "127.0.0.1:0"}
-upstreams:
+` + admin + `upstreams:
   - name: mock
     base_url: ` + mock.URL() + `
     api_key_env: ISO_UPSTREAM_KEY
@@ -152,6 +156,34 @@ func TestTenantMessagesGoOnlyToItsOwnChannel(t *testing.T) {
 	got := strings.Join(s.acme.got(), "|")
 	if !strings.Contains(got, "acme pre_response") || !strings.Contains(got, "acme notify acme") {
 		t.Fatalf("acme-ops got %q", got)
+	}
+}
+
+func TestTenantApprovalQuestionGoesToItsOwnChannel(t *testing.T) {
+	t.Setenv("ISO_ADMIN_TOKEN", "admin-token-iso")
+	s := startIsolationStack(t, map[string]string{"tenants/acme.yaml": `- id: acme-approve
+  event: pre_tool_use
+  handler: {type: builtin, name: approval, with: {timeout_s: 1}}
+`}, `admin:
+  listen: 127.0.0.1:0
+  tokens:
+    - {name: alice, token_env: ISO_ADMIN_TOKEN}
+hooks:
+  - id: op-approve
+    event: pre_tool_use
+    matcher: "^never$"
+    handler: {type: builtin, name: approval, with: {channel: ops}}
+`)
+	s.mock.Handle(mockupstream.Always(mockupstream.JSON(200, mockupstream.StreamSpec{ToolCalls: 1}.Completion())))
+	status, _, body := rawPost(t, s.app.URL(), "/v1/chat/completions", []byte(`{"model":"m","messages":[{"role":"user","content":"ls"}]}`), bearer("vk-acme"))
+	if status != 200 || gjson.GetBytes(body, "choices.0.message.tool_calls").Exists() {
+		t.Fatalf("an unanswered approval let the call through: %d %s", status, body)
+	}
+	if n := len(s.acme.got()); n != 1 {
+		t.Fatalf("acme-ops got %d cards, want 1 (ops %d, beta-ops %d)", n, len(s.ops.got()), len(s.betaOps.got()))
+	}
+	if n := len(s.ops.got()) + len(s.betaOps.got()); n != 0 {
+		t.Fatalf("a tenant's question reached %d cards outside its channel", n)
 	}
 }
 
