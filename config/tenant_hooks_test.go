@@ -65,7 +65,9 @@ func TestTenantFilesAreReadFromTheirFolderOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	acme := &Tenant{ID: "acme"}
-	script := func(file string) string { return "- {id: s, event: pre_tool_use, handler: {type: script, file: '" + file + "'}}" }
+	script := func(file string) string {
+		return "- {id: s, event: pre_tool_use, handler: {type: script, file: '" + file + "'}}"
+	}
 	refused := []string{
 		script("../host.txt"),
 		script(outside),
