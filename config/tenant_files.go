@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"maps"
+	"strings"
 
 	"github.com/hookgate/hookgate/hooks"
 )
@@ -47,6 +48,10 @@ func inlineTenantFiles(s *hooks.Spec, i int, dir string, ps *problems) {
 		b, err := hooks.ReadConfinedFile(dir, name, tenantContextMaxBytes)
 		if err != nil {
 			ps.add(s.Line, fmt.Sprintf("[%d].handler.with.file", i), "%v", err)
+			return
+		}
+		if strings.TrimSpace(string(b)) == "" {
+			ps.add(s.Line, fmt.Sprintf("[%d].handler.with.file", i), "%s is empty", name)
 			return
 		}
 		with := maps.Clone(h.With)

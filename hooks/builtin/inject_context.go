@@ -28,7 +28,7 @@ const maxContextBytes = 256 << 10
 //	with:
 //	  text: "You work for ACME. Never touch production."
 //	  # or
-//	  file: context/acme.md          # relative to the config's directory; read at load
+//	  file: context/acme.md          # relative to the config's directory (a tenant's: to, and inside, its hooks file's folder); read at load
 //	  # or
 //	  template: "Tenant {{.tenant}}, agent {{.agent}}, today is {{.date}} (session {{.session}})."
 type contextParams struct {
