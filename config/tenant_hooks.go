@@ -16,8 +16,9 @@ import (
 // LoadTenantHooks reads a tenant's hooks file: a YAML list of hook entries
 // in the same format as `hooks:`. Its entries are untrusted (they may block,
 // never rewrite) and always scoped to the tenant; a scope naming anything
-// else is an error. A missing or broken file is an error listing every
-// problem with its line.
+// else is an error, and so is a channel that is not one of the tenant's
+// own or a path that leads outside the file's folder. A missing or broken
+// file is an error listing every problem with its line.
 func LoadTenantHooks(t *Tenant, baseDir string) ([]hooks.Spec, error) {
 	if t.HooksFile == "" {
 		return nil, nil
@@ -30,12 +31,15 @@ func LoadTenantHooks(t *Tenant, baseDir string) ([]hooks.Spec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tenant %s: hooks file: %w", t.ID, err)
 	}
-	return ParseTenantHooks(t.ID, t.HooksFile, data)
+	return ParseTenantHooks(t, t.HooksFile, filepath.Dir(path), data)
 }
 
-// ParseTenantHooks decodes a tenant's hook entries from data; name labels
-// the problems.
-func ParseTenantHooks(tenant, name string, data []byte) ([]hooks.Spec, error) {
+// ParseTenantHooks decodes tenant t's hook entries from data; name labels
+// the problems, and dir is the folder the file's own paths are read from
+// (and confined to). Every file an entry names is read here, so no handler
+// reads a tenant's path later.
+func ParseTenantHooks(t *Tenant, name, dir string, data []byte) ([]hooks.Spec, error) {
+	tenant := t.ID
 	ps := &problems{file: name}
 	var specs []hooks.Spec
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -58,6 +62,8 @@ func ParseTenantHooks(tenant, name string, data []byte) ([]hooks.Spec, error) {
 		default:
 			ps.add(s.Line, fmt.Sprintf("[%d].scope", i), "a tenant's hook is always scoped to %s, got %q", own, s.Scope)
 		}
+		checkTenantHookChannels(t, s, i, ps)
+		inlineTenantFiles(s, i, dir, ps)
 	}
 	if err := ps.err(); err != nil {
 		return nil, err

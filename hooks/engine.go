@@ -176,6 +176,7 @@ func (e *Engine) Dispatch(ctx context.Context, ev *Event) Outcome {
 			continue
 		}
 		if h.class == Observing { // inline observer: recorded, never applied
+			e.stripObserved(h, cur, res, &x)
 			x.Applied = x.Decision
 			x.Observed = true
 			e.rec.HookExecuted(x)

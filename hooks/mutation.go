@@ -226,3 +226,24 @@ func number(v any) (float64, bool) {
 	}
 	return 0, false
 }
+
+// stripObserved records what an observing hook's result asked to change:
+// an observer's result is never applied, so a rewrite it asked for (a
+// post_tool_use hook from a tenant, or one without toolResult in
+// allow_mutation) is stripped, logged and counted like a refused
+// pre_tool_use rewrite, and the execution records the decision that took
+// effect (allow), not the rewrite that was asked for.
+func (e *Engine) stripObserved(h *hook, ev *Event, res Result, x *Execution) {
+	if x.Decision != Allow && x.Decision != Rewrite {
+		return
+	}
+	if res.UpdatedInput != nil && len(changedFields(ev.ToolInput, res.UpdatedInput)) > 0 {
+		e.strip(h, x, []string{"updatedInput"})
+	}
+	if res.UpdatedResult != nil && (ev.ToolResult == nil || *ev.ToolResult != *res.UpdatedResult) {
+		e.strip(h, x, []string{mutationToolResult})
+	}
+	if x.Decision == Rewrite {
+		x.Decision = Allow
+	}
+}

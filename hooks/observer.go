@@ -74,10 +74,11 @@ func (p *observerPool) work() {
 func (p *observerPool) run(j observerJob) {
 	defer p.e.release()
 	for _, h := range j.hooks {
-		_, x, ran := p.e.execute(context.Background(), h, j.ev)
+		res, x, ran := p.e.execute(context.Background(), h, j.ev)
 		if !ran {
 			continue
 		}
+		p.e.stripObserved(h, j.ev, res, &x)
 		x.Applied = x.Decision
 		x.Observed = true
 		p.e.rec.HookExecuted(x)

@@ -38,6 +38,7 @@ const approvalGrace = 5 * time.Second
 // answered in time: blocked, recorded as expired.
 type approval struct {
 	id      string
+	trusted bool
 	gate    hooks.Approver
 	params  approvalParams
 	timeout time.Duration
@@ -64,18 +65,29 @@ func NewApproval(cfg hooks.BuiltinConfig) (hooks.Handler, error) {
 	if p.TimeoutS > 0 {
 		timeout = time.Duration(p.TimeoutS) * time.Second
 	}
-	return &approval{id: cfg.HookID, gate: cfg.Deps.Approver, params: p, timeout: timeout}, nil
+	return &approval{id: cfg.HookID, trusted: cfg.Trusted, gate: cfg.Deps.Approver, params: p, timeout: timeout}, nil
 }
 
 // DefaultTimeout lets the hook wait out its question when its entry sets
 // no timeout_ms.
 func (a *approval) DefaultTimeout() time.Duration { return a.timeout + approvalGrace }
 
+// channel is where the question is posted. A tenant's (untrusted) hook
+// names none: the gate then posts it to the tenant's own channel, or
+// leaves it to the admin API when the tenant has none, so a tenant's
+// question never reaches a channel that is not the tenant's.
+func (a *approval) channel() string {
+	if !a.trusted {
+		return ""
+	}
+	return a.params.Channel
+}
+
 func (a *approval) Handle(ctx context.Context, ev *hooks.Event) (hooks.Result, error) {
 	if len(a.params.RequiresConfirmation) > 0 && !slices.Contains(a.params.RequiresConfirmation, ev.ToolName) {
 		return hooks.Result{Decision: hooks.Allow}, nil
 	}
-	ans, err := a.gate.Ask(ctx, hooks.ApprovalQuestion{HookID: a.id, Channel: a.params.Channel, Timeout: a.timeout, Event: ev})
+	ans, err := a.gate.Ask(ctx, hooks.ApprovalQuestion{HookID: a.id, Channel: a.channel(), Timeout: a.timeout, Event: ev})
 	if err != nil {
 		return hooks.Result{}, err
 	}

@@ -28,7 +28,7 @@ const maxContextBytes = 256 << 10
 //	with:
 //	  text: "You work for ACME. Never touch production."
 //	  # or
-//	  file: context/acme.md          # relative to the config's directory; read at load
+//	  file: context/acme.md          # relative to the config's directory (a tenant's: to, and inside, its hooks file's folder); read at load
 //	  # or
 //	  template: "Tenant {{.tenant}}, agent {{.agent}}, today is {{.date}} (session {{.session}})."
 type contextParams struct {
@@ -71,6 +71,12 @@ func NewInjectContext(cfg hooks.BuiltinConfig) (hooks.Handler, error) {
 	h := &injectContext{now: time.Now}
 	switch {
 	case p.Text != "":
+		if len(p.Text) > maxContextBytes {
+			return nil, fmt.Errorf("with.text is larger than %d bytes", maxContextBytes)
+		}
+		if _, err := checkContextText("with.text", p.Text); err != nil {
+			return nil, err
+		}
 		h.text = p.Text
 	case p.File != "":
 		text, err := readContextFile(cfg.Deps.BaseDir, p.File, cfg.Trusted)
@@ -94,41 +100,59 @@ func NewInjectContext(cfg hooks.BuiltinConfig) (hooks.Handler, error) {
 }
 
 // readContextFile reads a context file relative to base. An untrusted
-// (tenant) hook's file must stay inside base, symbolic links included: a
-// tenant must not have the proxy read it the host's files.
+// (tenant) hook's file must stay inside base, symbolic links included,
+// read through the helper every tenant path goes through: a tenant must
+// not have the proxy read it the host's files. (The config package reads
+// a tenant's files from its own folder and hands the text over, so this
+// branch is the second line, for entries compiled without it.)
 func readContextFile(base, name string, trusted bool) (string, error) {
 	var (
-		f   *os.File
+		b   []byte
 		err error
 	)
 	if trusted {
 		if !filepath.IsAbs(name) {
 			name = filepath.Join(base, name)
 		}
-		f, err = os.Open(name)
+		b, err = readAtMost(name, maxContextBytes)
 	} else {
 		if base == "" {
 			base = "."
 		}
-		f, err = os.OpenInRoot(base, name)
+		b, err = hooks.ReadConfinedFile(base, name, maxContextBytes)
 	}
 	if err != nil {
-		return "", fmt.Errorf("open: %w", err)
+		return "", err
+	}
+	return checkContextText(name, string(b))
+}
+
+// readAtMost reads an operator's file, refusing one past max bytes.
+func readAtMost(name string, max int64) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("open: %w", err)
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxContextBytes+1))
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
-		return "", fmt.Errorf("read %s: %w", name, err)
+		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("%s is larger than %d bytes", name, max)
+	}
+	return b, nil
+}
+
+// checkContextText refuses a context that is not UTF-8 text or is blank.
+func checkContextText(name, text string) (string, error) {
 	switch {
-	case len(b) > maxContextBytes:
-		return "", fmt.Errorf("%s is larger than %d bytes", name, maxContextBytes)
-	case !utf8.Valid(b):
+	case !utf8.ValidString(text):
 		return "", fmt.Errorf("%s is not UTF-8 text", name)
-	case strings.TrimSpace(string(b)) == "":
+	case strings.TrimSpace(text) == "":
 		return "", fmt.Errorf("%s is empty", name)
 	}
-	return string(b), nil
+	return text, nil
 }
 
 // Handle returns the context to inject.

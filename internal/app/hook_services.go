@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
+	"github.com/hookgate/hookgate/config"
 	"github.com/hookgate/hookgate/hooks"
+	"github.com/hookgate/hookgate/hooks/builtin"
 	"github.com/hookgate/hookgate/proxy"
 	"github.com/hookgate/hookgate/store"
 )
@@ -50,6 +53,46 @@ func (m messenger) SendMessage(ctx context.Context, channel, text string) error 
 		return fmt.Errorf("no channel named %q", channel)
 	}
 	return ch.SendMessage(ctx, text)
+}
+
+var _ builtin.TenantMessenger = messenger{}
+
+// SendTenantMessage sends a tenant's message to one of the tenant's own
+// channels in the configuration in force: channel, when it is the
+// tenant's, or its first when channel is "". Any other channel, or a
+// tenant with none, is refused: a tenant's message never reaches the
+// operator's channels or another tenant's.
+func (m messenger) SendTenantMessage(ctx context.Context, tenant, channel, text string) error {
+	pol := m.a.current.Load()
+	if pol == nil {
+		return fmt.Errorf("no configuration in force")
+	}
+	name, err := tenantOwnChannel(pol.cfg, tenant, channel)
+	if err != nil {
+		return err
+	}
+	ch, ok := pol.channels[name]
+	if !ok {
+		return fmt.Errorf("no channel named %q", name)
+	}
+	return ch.SendMessage(ctx, text)
+}
+
+// tenantOwnChannel picks the channel a tenant's message goes to: want when
+// it is one of the tenant's channels, its first when want is "".
+func tenantOwnChannel(cfg *config.Config, tenant, want string) (string, error) {
+	t := cfg.Tenant(tenant)
+	switch {
+	case t == nil:
+		return "", fmt.Errorf("no tenant %q in the configuration in force: nothing sent", tenant)
+	case len(t.Channels) == 0:
+		return "", fmt.Errorf("tenant %s has no channel of its own: nothing sent", tenant)
+	case want == "":
+		return t.Channels[0], nil
+	case slices.Contains(t.Channels, want):
+		return want, nil
+	}
+	return "", fmt.Errorf("channel %q is not one of tenant %s's channels: nothing sent", want, tenant)
 }
 
 // readOnly is the run-time read-only switch readonly_guard consults: a

@@ -25,7 +25,11 @@ type policy struct {
 	responses    *interceptors.Responses
 	messages     *interceptors.Messages
 	tenantErrors map[string]error
-	active       bool
+	// hookTenant names the tenant whose hooks file declared each hook id
+	// (hook ids are unique across the operator's and tenants' hooks); an
+	// operator's hook is absent.
+	hookTenant map[string]string
+	active     bool
 }
 
 // compilePolicy builds the policy of cfg. An error in the operator's own
@@ -56,6 +60,12 @@ func compilePolicy(cfg *config.Config, log *slog.Logger, sv *services) (*policy,
 		if err == nil {
 			p.engine = engine
 			p.active = len(all) > 0
+			p.hookTenant = map[string]string{}
+			for id, specs := range tenantSpecs {
+				for _, s := range specs {
+					p.hookTenant[s.ID] = id
+				}
+			}
 			break
 		}
 		var ces hooks.ConfigErrors
@@ -96,12 +106,19 @@ func compilePolicy(cfg *config.Config, log *slog.Logger, sv *services) (*policy,
 	return p, nil
 }
 
-// send hands a pre_response text in send mode to a channel: the tenant's
-// first channel, else the operator's first. Without a channel the text is
-// logged by the interceptor.
+// send hands a pre_response text in send mode to a channel: a tenant's
+// hook's text to the tenant's own first channel (never the operator's: a
+// tenant without a channel gets an error, which the interceptor logs), an
+// operator's hook's to the operator's first channel.
 func (p *policy) send(ctx context.Context, hookID, sessionID, text string) error {
 	name := ""
-	if len(p.cfg.Channels) > 0 {
+	if tenant, ok := p.hookTenant[hookID]; ok {
+		own, err := tenantOwnChannel(p.cfg, tenant, "")
+		if err != nil {
+			return fmt.Errorf("pre_response hook %s: %w", hookID, err)
+		}
+		name = own
+	} else if len(p.cfg.Channels) > 0 {
 		name = p.cfg.Channels[0].Name
 	}
 	ch, ok := p.channels[name]
