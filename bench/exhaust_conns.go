@@ -88,8 +88,11 @@ type attack struct {
 	mayOpenBody func() bool
 	dialSlots   chan struct{}
 
-	mu      sync.Mutex
-	conns   []*attackConn
+	mu    sync.Mutex
+	conns []*attackConn
+	// setUpIn is, per kind, how long its connections took to be set up,
+	// from the call to open to the last one's attack started.
+	setUpIn map[string]time.Duration
 	skipped atomic.Int64 // fake bodies not sent: the ceiling was reached
 	wg      sync.WaitGroup
 }
@@ -101,13 +104,20 @@ const attackDialParallel = 128
 
 func newAttack(addr string, interval time.Duration, bodyLen int64, request []byte, mayOpenBody func() bool) *attack {
 	return &attack{addr: addr, interval: interval, bodyLen: bodyLen, request: request, mayOpenBody: mayOpenBody,
-		dialSlots: make(chan struct{}, attackDialParallel)}
+		dialSlots: make(chan struct{}, attackDialParallel), setUpIn: map[string]time.Duration{}}
 }
 
 // open opens n connections of kind, all at once (dials bounded by
 // attackDialParallel), and returns when every one is set up or failed.
 func (at *attack) open(ctx context.Context, kind string, n int) {
+	start := time.Now()
 	var wg sync.WaitGroup
+	defer func() {
+		wg.Wait()
+		at.mu.Lock()
+		at.setUpIn[kind] = time.Since(start)
+		at.mu.Unlock()
+	}()
 	for range n {
 		if kind == KindFakeBody && at.mayOpenBody != nil && !at.mayOpenBody() {
 			at.skipped.Add(1)
@@ -130,7 +140,6 @@ func (at *attack) open(ctx context.Context, kind string, n int) {
 			time.Sleep(2 * time.Millisecond)
 		}
 	}
-	wg.Wait()
 }
 
 // setUp dials a, starts its attack and the goroutines that follow it.

@@ -97,9 +97,13 @@ type ExhaustConns struct {
 	// SetUp is how many were opened and started their attack; the others
 	// failed (SetupErrors, by kind) or were not sent (NotSent: the RSS
 	// ceiling was reached).
-	SetUp       int            `json:"set_up"`
-	SetupErrors map[string]int `json:"setup_errors,omitempty"`
-	NotSent     int            `json:"not_sent,omitempty"`
+	SetUp int `json:"set_up"`
+	// SetUpSeconds is how long setting them all up took from the
+	// attack's start (hookgate accepting them, and for idle connections
+	// answering their request).
+	SetUpSeconds float64        `json:"set_up_seconds"`
+	SetupErrors  map[string]int `json:"setup_errors,omitempty"`
+	NotSent      int            `json:"not_sent,omitempty"`
 	// ClosedInTime were closed by hookgate within the timeout and the
 	// slack, ClosedLate after it; OpenAtEnd were still open at the bound.
 	ClosedInTime int `json:"closed_in_time"`
@@ -167,7 +171,8 @@ func (r *ExhaustReport) connections(c *ExhaustConfig, at *attack) {
 		wanted int
 	}{{KindHeaderDrip, c.Drippers}, {KindIdle, c.Idlers}, {KindFakeBody, c.Bodies}} {
 		timeout, name := c.timeoutOf(k.kind)
-		ec := ExhaustConns{Kind: k.kind, Timeout: name, TimeoutValue: timeout.String(), Wanted: k.wanted, CloseMS: []int64{}}
+		ec := ExhaustConns{Kind: k.kind, Timeout: name, TimeoutValue: timeout.String(), Wanted: k.wanted, CloseMS: []int64{},
+			SetUpSeconds: round1(at.setUpIn[k.kind].Seconds())}
 		if k.kind == KindFakeBody {
 			ec.NotSent = int(at.skipped.Load())
 		}
@@ -262,8 +267,8 @@ func (r *ExhaustReport) WriteSummary(w io.Writer) error {
 		r.HookgatePID, s.ClientHeader, s.ClientBodyProgress, s.ClientIdle, s.Slack, s.Bound)
 	fmt.Fprintf(bw, "attack: set up in %.1f s, over after %.1f s\n", r.OpenSeconds, r.AttackSeconds)
 	for _, ec := range r.Connections {
-		fmt.Fprintf(bw, "  %-15s %4d wanted, %4d set up: %4d closed in time, %4d late, %4d still open at the bound",
-			ec.Kind, ec.Wanted, ec.SetUp, ec.ClosedInTime, ec.ClosedLate, ec.OpenAtEnd)
+		fmt.Fprintf(bw, "  %-15s %4d wanted, %4d set up in %4.1f s: %4d closed in time, %4d late, %4d still open at the bound",
+			ec.Kind, ec.Wanted, ec.SetUp, ec.SetUpSeconds, ec.ClosedInTime, ec.ClosedLate, ec.OpenAtEnd)
 		if ec.CloseAfter.N > 0 {
 			fmt.Fprintf(bw, "; closed after p50 %s max %s", fmtUS(ec.CloseAfter.P50), fmtUS(ec.CloseAfter.Max))
 		}
