@@ -131,7 +131,6 @@ func (at *attack) open(ctx context.Context, kind string, n int) {
 		at.dialSlots <- struct{}{}
 		go func() {
 			defer wg.Done()
-			defer func() { <-at.dialSlots }()
 			at.setUp(ctx, a)
 		}()
 		if kind == KindFakeBody {
@@ -146,6 +145,7 @@ func (at *attack) open(ctx context.Context, kind string, n int) {
 func (at *attack) setUp(ctx context.Context, a *attackConn) {
 	d := net.Dialer{Timeout: 10 * time.Second}
 	c, err := d.DialContext(ctx, "tcp", at.addr)
+	<-at.dialSlots // the slot bounds dials, not what follows
 	if err != nil {
 		a.setupErr = "dial: " + err.Error()
 		close(a.done)
