@@ -61,8 +61,14 @@ func CountGoroutines() Goroutines {
 // procStatus reads fields of /proc/self/status given in kB (VmRSS,
 // VmHWM), in bytes; absent fields (or a system without /proc) read 0.
 func procStatus(fields ...string) map[string]uint64 {
+	return procStatusOf("self", fields...)
+}
+
+// procStatusOf is procStatus for the process pid ("self" or a number),
+// e.g. a hookgate started as a child process.
+func procStatusOf(pid string, fields ...string) map[string]uint64 {
 	out := make(map[string]uint64, len(fields))
-	f, err := os.Open("/proc/self/status")
+	f, err := os.Open("/proc/" + pid + "/status")
 	if err != nil {
 		return out
 	}

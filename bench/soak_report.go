@@ -61,14 +61,21 @@ func (r *SoakReport) WriteSummary(w io.Writer) error {
 // WriteFile writes the report as JSON into dir, named by its start time
 // (e.g. 20260102-150405-hgsoak.json), and returns the path.
 func (r *SoakReport) WriteFile(dir string) (string, error) {
+	return writeResultJSON(dir, r.Started, r.Tool, r)
+}
+
+// writeResultJSON writes v as indented JSON into dir, named by the run's
+// start time and tool (e.g. 20260102-150405-hgsoak.json), and returns the
+// path.
+func writeResultJSON(dir string, started time.Time, tool string, v any) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("bench: results: %w", err)
 	}
-	b, err := json.MarshalIndent(r, "", "  ")
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return "", fmt.Errorf("bench: results: %w", err)
 	}
-	path := filepath.Join(dir, r.Started.Format("20060102-150405")+"-"+r.Tool+".json")
+	path := filepath.Join(dir, started.Format("20060102-150405")+"-"+tool+".json")
 	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
 		return "", fmt.Errorf("bench: results: %w", err)
 	}
