@@ -104,7 +104,7 @@ type heldBodyKey struct{}
 // grow gives the buffer room for more: twice its size, at most bound. It
 // reports false when the buffer is already at bound.
 func (h *heldBody) grow(bound int) bool {
-	want := minBodyBuffer
+	want := firstBodyBuffer
 	if h.buf != nil {
 		if cap(*h.buf) >= bound {
 			return false
@@ -133,14 +133,16 @@ func (h *heldBody) Close() error {
 	return nil
 }
 
-// Body buffers are pooled by size class, powers of two from 4 KiB to
-// 1 MiB, so that a small request never holds a buffer a large one grew,
-// and as *[]byte so that Put does not allocate. Larger buffers are left to
-// the collector.
+// Body buffers are pooled by size class, powers of two from 512 bytes to
+// 1 MiB, so that a small request never holds a buffer a large one grew
+// (a stream holds its request's body to its end), and as *[]byte so that
+// Put does not allocate. Larger buffers are left to the collector. A body
+// starts in 4 KiB, or in the smallest class that holds its Content-Length.
 const (
-	minBodyBuffer       = 4 << 10
+	minBodyBuffer       = 512
+	firstBodyBuffer     = 4 << 10
 	maxPooledBodyBuffer = 1 << 20
-	bodyBufferClasses   = 9 // 4 KiB << 0..8
+	bodyBufferClasses   = 12 // 512 << 0..11
 )
 
 var bodyBuffers [bodyBufferClasses]sync.Pool
