@@ -88,7 +88,7 @@ func NewAdmin(opts AdminOptions) *Admin {
 		MaxRequestBodySize:           adminMaxBody,
 		StreamRequestBody:            true,
 		DisablePreParseMultipartForm: true,
-		HeaderReceived:               headReceived,
+		HeaderReceived:               a.timeouts.headReceived,
 		ErrorHandler: func(ctx *fasthttp.RequestCtx, err error) {
 			writeServerError(ctx, err, adminMaxBody, adminMaxHead)
 		},

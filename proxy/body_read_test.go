@@ -199,3 +199,30 @@ func TestInflightRefusalShape(t *testing.T) {
 		t.Fatalf("%d %q %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
 	}
 }
+
+// A client that waits for 100 Continue (curl does, for bodies over 1 KiB)
+// gets it, then its body is read and relayed.
+func TestExpectContinueBodyIsRead(t *testing.T) {
+	st := serveClients(t, okUpstream, nil, Options{})
+	c, err := net.Dial("tcp", st.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(closeMargin))
+	body := bytes.Repeat([]byte("a"), 20<<10)
+	fmt.Fprintf(c, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n", len(body))
+	r := bufio.NewReader(c)
+	line, err := r.ReadString('\n')
+	if err != nil || line != "HTTP/1.1 100 Continue\r\n" {
+		t.Fatalf("want 100 Continue, got %q %v", line, err)
+	}
+	if blank, _ := r.ReadString('\n'); blank != "\r\n" {
+		t.Fatalf("100 Continue not ended: %q", blank)
+	}
+	c.Write(body)
+	resp, err := http.ReadResponse(r, nil)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("%v %v", resp, err)
+	}
+}

@@ -68,18 +68,20 @@ func (k timeoutKind) String() string {
 	return [...]string{"client_header", "client_body_progress", "client_idle", "client_write_stall"}[k]
 }
 
-// headSignal is the read timeout headReceived asks fasthttp for. Its value
-// is never used as a deadline: fasthttp passes it to the connection's
-// SetReadDeadline right after it has parsed a request's head, and that
-// call is how clientConn learns that the head is complete and the body's
-// reads begin. Any positive duration does.
-const headSignal = time.Nanosecond
-
-// headReceived is the servers' HeaderReceived hook: it only asks for the
-// call that marks the end of a request's head (headSignal). The body size
-// limit and write timeout stay the server's.
-func headReceived(*fasthttp.RequestHeader) fasthttp.RequestConfig {
-	return fasthttp.RequestConfig{ReadTimeout: headSignal}
+// headReceived is a server's HeaderReceived hook. It asks fasthttp for a
+// read timeout, which fasthttp passes to the connection's SetReadDeadline
+// right after it has parsed a request's head: that call is how clientConn
+// learns that the head is complete and the body's reads begin, and
+// clientConn does not use the time itself. The duration asked for is
+// client_body_progress (a year when that is off), so that a connection
+// served without clientConn would still get a sane bound on its body. The
+// body size limit and write timeout stay the server's.
+func (t *clientTimeouts) headReceived(*fasthttp.RequestHeader) fasthttp.RequestConfig {
+	d := t.bodyProgress
+	if d <= 0 {
+		d = 365 * 24 * time.Hour
+	}
+	return fasthttp.RequestConfig{ReadTimeout: d}
 }
 
 // after is now+d, or no deadline when d is off.

@@ -100,7 +100,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		DisablePreParseMultipartForm: true,
 		// The client timeouts are the connections' own (clientConn);
 		// headReceived tells a connection where a request's head ends.
-		HeaderReceived: headReceived,
+		HeaderReceived: s.timeouts.headReceived,
 		// The connection caps are the listener's (clientListener);
 		// fasthttp's own bound must never be the one that refuses.
 		Concurrency: max(cfg.Limits.MaxConnections, fasthttp.DefaultConcurrency),
