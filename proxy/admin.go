@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -13,6 +14,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttpadaptor"
+
+	"github.com/hookgate/hookgate/config"
 )
 
 // Admin is the operator-facing listener. /metrics and /healthz need no
@@ -20,10 +23,11 @@ import (
 // bearer token, compared in constant time, whose name is recorded as who
 // acted. /callbacks/{channel} is authenticated by the channel's signature.
 type Admin struct {
-	srv     *fasthttp.Server
-	metrics fasthttp.RequestHandler
-	opts    AdminOptions
-	tokens  []adminToken
+	srv      *fasthttp.Server
+	metrics  fasthttp.RequestHandler
+	opts     AdminOptions
+	tokens   []adminToken
+	timeouts *clientTimeouts
 }
 
 // AdminToken is a bearer token and the name it acts under.
@@ -43,6 +47,13 @@ type AdminOptions struct {
 	Tokens    []AdminToken
 	Approvals ApprovalDesk
 	Tenants   TenantDesk
+	// Timeouts are the client timeouts of the admin connections
+	// (timeouts.client_*: it takes Slack and Feishu callbacks from the
+	// internet). Zero durations are off.
+	Timeouts config.Timeouts
+	// Metrics counts the admin connections and their timeouts. Nil
+	// counts nothing.
+	Metrics *Metrics
 }
 
 // ApprovalDesk answers approval questions for the admin API and channel
@@ -68,12 +79,35 @@ func NewAdmin(opts AdminOptions) *Admin {
 			a.tokens = append(a.tokens, adminToken{name: t.Name, digest: sha256.Sum256([]byte(t.Token))})
 		}
 	}
-	a.srv = &fasthttp.Server{Name: "hookgate-admin", NoDefaultServerHeader: true, Handler: a.handle, MaxRequestBodySize: 1 << 20}
+	a.timeouts = newClientTimeouts(opts.Timeouts, opts.Metrics, "admin")
+	a.srv = &fasthttp.Server{
+		Name: "hookgate-admin", NoDefaultServerHeader: true,
+		// Bodies are read as they arrive (bodyFirst), as on the agent
+		// listener, under the timeouts of the connections.
+		Handler:                      bodyFirst(a.handle, adminMaxBody),
+		MaxRequestBodySize:           adminMaxBody,
+		StreamRequestBody:            true,
+		DisablePreParseMultipartForm: true,
+		HeaderReceived:               a.timeouts.headReceived,
+		ErrorHandler: func(ctx *fasthttp.RequestCtx, err error) {
+			writeServerError(ctx, err, adminMaxBody, adminMaxHead)
+		},
+		ReadBufferSize: adminMaxHead,
+	}
 	return a
 }
 
-// Serve accepts admin connections on ln until Shutdown.
-func (a *Admin) Serve(ln net.Listener) error { return a.srv.Serve(ln) }
+// adminMaxBody bounds an admin request's body, adminMaxHead its head.
+const (
+	adminMaxBody = 1 << 20
+	adminMaxHead = 8 << 10
+)
+
+// Serve accepts admin connections on ln until Shutdown, each under the
+// client timeouts (no connection caps: those are the agent listener's).
+func (a *Admin) Serve(ln net.Listener) error {
+	return a.srv.Serve(newClientListener(ln, "admin", a.timeouts, nil, 0, 0, slog.Default(), a.opts.Metrics))
+}
 
 // Shutdown stops the admin listener.
 func (a *Admin) Shutdown() error { return a.srv.Shutdown() }

@@ -25,6 +25,9 @@ type exchange struct {
 }
 
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
+	if c, ok := ctx.Conn().(*clientConn); ok {
+		defer c.requestDone()
+	}
 	if ambiguousFraming(ctx.Request.Header.RawHeaders()) {
 		writeError(ctx, fasthttp.StatusBadRequest, "invalid_request_error", "ambiguous_framing",
 			"the request carries both Content-Length and Transfer-Encoding, or a folded header: hookgate refuses it")
@@ -52,6 +55,10 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		}
 		s.metrics.request(name, x.path, ctx.Response.StatusCode())
 	}()
+	body, ok := s.receiveBody(ctx, x)
+	if !ok {
+		return
+	}
 
 	if rt.tenants != nil {
 		who, ok := rt.tenants.authenticate(&ctx.Request.Header)
@@ -87,7 +94,6 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	kind := d.kind
 	x.upPath = d.upPath
 
-	body := ctx.Request.Body()
 	if !s.admit(ctx, x, kind, body) {
 		return
 	}

@@ -4,14 +4,13 @@ import (
 	"io"
 	"net"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
 // A lingering close, for connections hookgate answers before it has read
 // the whole request (413 over limits.max_request_bytes, 400 for a request
-// it cannot parse). Closing such a connection at once, while the client is
-// still sending, makes the kernel answer the unread bytes with a RST, and
+// it cannot parse, 503 over limits.max_inflight_request_bytes). Closing
+// such a connection at once, while the client is still sending, makes the kernel answer the unread bytes with a RST, and
 // a RST makes the client's kernel drop what it has not yet handed to the
 // client: the answer is lost and the client reports "connection reset by
 // peer". So, as net/http's closeWriteAndWait and nginx's lingering_close
@@ -19,9 +18,9 @@ import (
 // reads it, then EOF), reads and discards what the client still sends,
 // and closes once the client closes, or after a bounded time and size.
 //
-// fasthttp closes the connection itself after its ErrorHandler's answer
-// is flushed; the listener's connections are wrapped so that Close can
-// linger instead when the error handler asked for it.
+// fasthttp closes the connection itself after the answer is flushed; the
+// listener's connections (clientConn) linger in Close instead when the
+// answer asked for it (clientConn.lingerOnClose).
 
 // Bounds of the lingering close. Loopback and LAN clients finish within
 // milliseconds; the bounds keep a slow or hostile one from holding a
@@ -31,43 +30,6 @@ const (
 	lingerMaxBytes = 128 << 20
 	lingerMaxConns = 256
 )
-
-// lingerListener wraps the agent-facing listener's connections in
-// lingerConn.
-type lingerListener struct {
-	net.Listener
-	lg *lingerer
-}
-
-func (l lingerListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
-	}
-	return &lingerConn{Conn: c, lg: l.lg}, nil
-}
-
-// lingerConn is a client connection whose Close lingers once marked.
-type lingerConn struct {
-	net.Conn
-	lg     *lingerer
-	linger atomic.Bool
-	closed atomic.Bool
-}
-
-// lingerOnClose asks for a lingering close when the server closes c.
-func (c *lingerConn) lingerOnClose() { c.linger.Store(true) }
-
-// Close closes at once, or hands the connection to the lingerer.
-func (c *lingerConn) Close() error {
-	if !c.closed.CompareAndSwap(false, true) {
-		return nil
-	}
-	if c.linger.Load() && c.lg.take(c.Conn) {
-		return nil
-	}
-	return c.Conn.Close()
-}
 
 // lingerer runs the lingering closes and ends them at shutdown.
 type lingerer struct {

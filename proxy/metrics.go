@@ -23,8 +23,15 @@ type Metrics struct {
 	activeStreams prometheus.Gauge
 	refused       *prometheus.CounterVec
 	routes        *prometheus.CounterVec
+	connections   *prometheus.GaugeVec
+	connsRefused  *prometheus.CounterVec
+	clientTimeout *prometheus.CounterVec
 	reg           prometheus.Registerer
 }
+
+// admissionInUseHelp is the help of hookgate_admission_in_use, which every
+// limit's gauge must share.
+const admissionInUseHelp = "Slots of an admission limit held now (limit: streams, hooks, approvals), or bytes (limit: request_bytes, the request body bytes held)."
 
 // noUpstream is the upstream label of a request no upstream saw.
 const noUpstream = "none"
@@ -64,12 +71,25 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		routes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "hookgate_routes_refused_total", Help: "Requests refused by route while hooks are configured, by reason (not_listed, stored_object, unread_format, method, odd_path, method_override); they never reach an upstream.",
 		}, []string{"reason"}),
+		connections: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "hookgate_client_connections", Help: "Client connections open now, by listener (agent, admin).",
+		}, []string{"listener"}),
+		connsRefused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hookgate_connections_refused_total", Help: "Agent connections closed on arrival over a connection cap (limit: max_connections, max_connections_per_client).",
+		}, []string{"limit"}),
+		clientTimeout: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hookgate_client_timeouts_total", Help: "Client connections cut by a client timeout, by listener and timeout (client_header, client_body_progress, client_idle, client_write_stall).",
+		}, []string{"listener", "timeout"}),
 		reg: reg,
 	}
 	for _, r := range refusalReasons {
 		m.routes.WithLabelValues(string(r))
 	}
-	reg.MustRegister(m.requests, m.upstream, m.overheadHist, m.ttfbHist, m.activeStreams, m.refused, m.routes)
+	for _, l := range []string{refusedMaxConnections, refusedMaxPerClient} {
+		m.connsRefused.WithLabelValues(l)
+	}
+	reg.MustRegister(m.requests, m.upstream, m.overheadHist, m.ttfbHist, m.activeStreams, m.refused, m.routes,
+		m.connections, m.connsRefused, m.clientTimeout)
 	return m
 }
 
@@ -91,7 +111,7 @@ func (m *Metrics) ObserveAdmission(limits ...*admission.Limit) {
 	for _, l := range limits {
 		m.refused.WithLabelValues(l.Name())
 		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "hookgate_admission_in_use", Help: "Slots of an admission limit held now (limit: streams, hooks, approvals).",
+			Name: "hookgate_admission_in_use", Help: admissionInUseHelp,
 			ConstLabels: prometheus.Labels{"limit": l.Name()},
 		}, func() float64 { return float64(l.InUse()) }))
 	}
@@ -141,4 +161,47 @@ func (m *Metrics) streamEnded() {
 	if m != nil {
 		m.activeStreams.Dec()
 	}
+}
+
+// observeRequestBytes exports the request body bytes b holds as
+// hookgate_admission_in_use{limit="request_bytes"}, and starts its refusal
+// count at zero. A second server on the same metrics keeps the first
+// one's gauge.
+func (m *Metrics) observeRequestBytes(b *bodyBudget) {
+	if m == nil || b == nil {
+		return
+	}
+	m.refused.WithLabelValues(requestBytesLimit)
+	_ = m.reg.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "hookgate_admission_in_use", Help: admissionInUseHelp,
+		ConstLabels: prometheus.Labels{"limit": requestBytesLimit},
+	}, func() float64 { return float64(b.inUse()) }))
+}
+
+// clientConnections is the open-connection gauge of a listener (nil
+// without metrics).
+func (m *Metrics) clientConnections(listener string) prometheus.Gauge {
+	if m == nil {
+		return nil
+	}
+	return m.connections.WithLabelValues(listener)
+}
+
+func (m *Metrics) connectionRefused(limit string) {
+	if m != nil {
+		m.connsRefused.WithLabelValues(limit).Inc()
+	}
+}
+
+// timeoutCounters are a listener's client timeout counts, bound once so
+// that counting one costs no label lookup.
+func (m *Metrics) timeoutCounters(listener string) *[timeoutKinds]prometheus.Counter {
+	if m == nil {
+		return nil
+	}
+	var c [timeoutKinds]prometheus.Counter
+	for k := range timeoutKinds {
+		c[k] = m.clientTimeout.WithLabelValues(listener, timeoutKind(k).String())
+	}
+	return &c
 }

@@ -54,6 +54,15 @@ type Server struct {
 	metrics *Metrics
 	srv     *fasthttp.Server
 	linger  *lingerer
+
+	// Listener-level settings, fixed at New (a reload keeps them):
+	// limits.max_request_bytes, the in-flight body budget, the client
+	// timeouts and the connection caps.
+	maxBody           int
+	bodies            *bodyBudget
+	budgetLog         spacedLog
+	timeouts          *clientTimeouts
+	maxConns, perAddr int
 }
 
 // New builds the proxy for cfg. It does not listen yet.
@@ -62,17 +71,39 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{log: opts.Logger, metrics: opts.Metrics, linger: newLingerer()}
+	s := &Server{
+		log: opts.Logger, metrics: opts.Metrics, linger: newLingerer(),
+		maxBody:   int(cfg.Limits.MaxRequestBytes),
+		bodies:    newBodyBudget(int64(cfg.Limits.MaxInflightRequestBytes)),
+		budgetLog: spacedLog{every: refusalLogEvery},
+		timeouts:  newClientTimeouts(cfg.Timeouts, opts.Metrics, "agent"),
+		maxConns:  cfg.Limits.MaxConnections,
+		perAddr:   cfg.Limits.MaxConnectionsPerClient,
+	}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
+	s.metrics.observeRequestBytes(s.bodies)
 	s.rt.Store(rt)
 	s.srv = &fasthttp.Server{
 		Handler:               s.handle,
 		ErrorHandler:          s.handleServerError,
 		Name:                  "hookgate",
 		NoDefaultServerHeader: true,
-		MaxRequestBodySize:    int(cfg.Limits.MaxRequestBytes),
+		// Bodies are read by the handler as they arrive (receiveBody,
+		// body_read.go), never sized from Content-Length; the limit
+		// also bounds fasthttp's read-ahead of a body's first bytes.
+		StreamRequestBody:  true,
+		MaxRequestBodySize: s.maxBody,
+		// A multipart body is relayed as bytes, never parsed here
+		// (fasthttp's parse would size itself from Content-Length).
+		DisablePreParseMultipartForm: true,
+		// The client timeouts are the connections' own (clientConn);
+		// headReceived tells a connection where a request's head ends.
+		HeaderReceived: s.timeouts.headReceived,
+		// The connection caps are the listener's (clientListener);
+		// fasthttp's own bound must never be the one that refuses.
+		Concurrency: max(cfg.Limits.MaxConnections, fasthttp.DefaultConcurrency),
 		// The read buffer bounds a request's headers (its body is read
 		// apart), and a connection keeps it while its response streams:
 		// 8 KiB, as common servers allow, keeps an idle stream small.
@@ -87,8 +118,11 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 
 // Reload swaps in a new configuration at once: requests that arrive from
 // now on are served by it, requests in flight finish on the one they
-// started with, which is then released. Listen addresses and the request
-// size limit stay as they were at start.
+// started with, which is then released. Listen addresses and the
+// listener-level settings stay as they were at start: limits
+// max_request_bytes, max_inflight_request_bytes, max_connections and
+// max_connections_per_client, and the timeouts client_header,
+// client_body_progress, client_idle and client_write_stall.
 func (s *Server) Reload(cfg *config.Config, opts Options) error {
 	rt, err := newRuntime(cfg, opts)
 	if err != nil {
@@ -98,9 +132,10 @@ func (s *Server) Reload(cfg *config.Config, opts Options) error {
 	return nil
 }
 
-// Serve accepts connections on ln until Shutdown.
+// Serve accepts connections on ln until Shutdown, within the connection
+// caps, each under the client timeouts.
 func (s *Server) Serve(ln net.Listener) error {
-	return s.srv.Serve(lingerListener{Listener: ln, lg: s.linger})
+	return s.srv.Serve(newClientListener(ln, "agent", s.timeouts, s.linger, s.maxConns, s.perAddr, s.log, s.metrics))
 }
 
 // Shutdown stops accepting connections and waits, until ctx is done, for
@@ -113,33 +148,41 @@ func (s *Server) Shutdown(ctx context.Context) error {
 }
 
 // handleServerError answers what fasthttp could not parse, in the OpenAI
-// error shape rather than fasthttp's plain-text pages. The client may still
-// be sending (a body over the limit is refused from its Content-Length, or
-// as soon as it passes the limit), so the connection is closed lingering
-// (linger.go): closed at once, it would reset, and the client would lose
-// the answer.
+// error shape rather than fasthttp's plain-text pages: a head it could not
+// parse or that timed out (timeouts.client_header: 408), or a body whose
+// first bytes (which fasthttp reads before the handler) did not come in
+// time (timeouts.client_body_progress). The client may still be sending,
+// so the connection is closed lingering (linger.go): closed at once, it
+// would reset, and the client would lose the answer.
 func (s *Server) handleServerError(ctx *fasthttp.RequestCtx, err error) {
+	status := writeServerError(ctx, err, s.srv.MaxRequestBodySize, s.srv.ReadBufferSize)
+	s.log.Debug("rejected malformed request", "status", status, "err", err)
+	if lc, ok := ctx.Conn().(*clientConn); ok && status != fasthttp.StatusRequestTimeout {
+		// A client that timed out sends nothing more worth waiting for.
+		lc.lingerOnClose()
+	}
+}
+
+// writeServerError answers a request fasthttp could not read, in the
+// OpenAI error shape, and closes its connection; it returns the status.
+func writeServerError(ctx *fasthttp.RequestCtx, err error, maxBody, maxHead int) int {
 	var status int
 	var code, msg string
 	switch {
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		status, code = fasthttp.StatusRequestEntityTooLarge, "request_too_large"
-		msg = fmt.Sprintf("request body exceeds hookgate's limit of %d bytes (limits.max_request_bytes)", s.srv.MaxRequestBodySize)
+		msg = fmt.Sprintf("request body exceeds hookgate's limit of %d bytes (limits.max_request_bytes)", maxBody)
 	case errors.As(err, new(*fasthttp.ErrSmallBuffer)):
 		status, code = fasthttp.StatusRequestHeaderFieldsTooLarge, "request_headers_too_large"
-		msg = fmt.Sprintf("the request's headers exceed hookgate's limit of %d bytes", s.srv.ReadBufferSize)
+		msg = fmt.Sprintf("the request's headers exceed hookgate's limit of %d bytes", maxHead)
 	case isTimeout(err):
 		status, code, msg = fasthttp.StatusRequestTimeout, "request_timeout", "timed out reading the request"
 	default:
 		status, code, msg = fasthttp.StatusBadRequest, "malformed_request", "malformed HTTP request"
 	}
-	s.log.Debug("rejected malformed request", "status", status, "err", err)
 	writeError(ctx, status, "invalid_request_error", code, msg)
 	ctx.SetConnectionClose()
-	if lc, ok := ctx.Conn().(*lingerConn); ok && status != fasthttp.StatusRequestTimeout {
-		// A client that timed out sends nothing more worth waiting for.
-		lc.lingerOnClose()
-	}
+	return status
 }
 
 func (s *Server) writeInterceptError(ctx *fasthttp.RequestCtx, x *exchange, err error) {

@@ -82,6 +82,7 @@ func Build(cfg *config.Config, log *slog.Logger) (*App, error) {
 	}
 	a.admin = proxy.NewAdmin(proxy.AdminOptions{
 		Gatherer: reg, Tokens: adminTokens(cfg), Approvals: approvalDesk{a.gate}, Tenants: tenantDesk{a: a, ro: ro},
+		Timeouts: cfg.Timeouts, Metrics: a.metrics,
 	})
 	a.reloads = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "hookgate_config_reloads_total", Help: "Configuration reloads, applied or refused.",
@@ -117,8 +118,10 @@ func (a *App) hooksConfigured(pol *policy) {
 // built completely (hooks compiled, files read) before it replaces the old
 // one in one atomic swap; a bad one is refused with its errors while the
 // old one keeps serving. Requests in flight finish on the configuration
-// they started with. Listen addresses and limits.max_request_bytes only
-// change with a restart; the admission limits take their new bounds at
+// they started with. Listen addresses and the listeners' settings (limits
+// max_request_bytes, max_inflight_request_bytes, max_connections,
+// max_connections_per_client; the timeouts.client_* bounds) only change
+// with a restart; the admission limits take their new bounds at
 // once, keeping what is held.
 func (a *App) Reload(cfg *config.Config) error {
 	pol, err := compilePolicy(cfg, a.log, a.services)
