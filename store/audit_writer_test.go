@@ -161,24 +161,34 @@ func TestAuditWriterRecordsEveryExecutionOnce(t *testing.T) {
 
 		const events, hooksPerEvent, redelivered = 10, 5, 20
 		inputs := map[string]map[string]any{}
+		for e := range events {
+			inputs[fmt.Sprint("ev", e)] = map[string]any{"toolName": "exec", "toolInput": map[string]any{"command": rawCanary, "n": e}}
+		}
+		execution := func(h, e int) AuditEntry {
+			eventID := fmt.Sprint("ev", e)
+			x := entry(fmt.Sprint("hook", h), eventID, inputs[eventID])
+			if h == 0 {
+				x.Decision = "error"
+				x.Cause = errors.New("policy server said: bad key " + secretCanary + "; " + strings.Repeat("détail ", 60) + tailCanary)
+			}
+			return x
+		}
 		recorded := 0
 		for e := range events {
-			eventID := fmt.Sprint("ev", e)
-			in := map[string]any{"toolName": "exec", "toolInput": map[string]any{"command": rawCanary, "n": e}}
-			inputs[eventID] = in
 			for h := range hooksPerEvent {
-				x := entry(fmt.Sprint("hook", h), eventID, in)
-				if h == 0 {
-					x.Decision = "error"
-					x.Cause = errors.New("policy server said: bad key " + secretCanary + "; " + strings.Repeat("détail ", 60) + tailCanary)
-				}
-				w.Record(x)
+				w.Record(execution(h, e))
 				recorded++
 			}
 		}
+		// Redeliveries judged alike: recorded once.
 		for i := range redelivered {
-			w.Record(entry(fmt.Sprint("hook", i%hooksPerEvent), fmt.Sprint("ev", i%events), map[string]any{"other": "input"}))
+			w.Record(execution(i%hooksPerEvent, i%events))
 		}
+		// A redelivery that ends otherwise is an outcome of its own.
+		otherwise := execution(1, 0)
+		otherwise.Decision = "block"
+		w.Record(otherwise)
+		recorded++
 		flush(t, w)
 
 		if n := count(t, st); n != int64(recorded) {
@@ -200,7 +210,7 @@ func TestAuditWriterRecordsEveryExecutionOnce(t *testing.T) {
 		}
 		other, _ := ParseAuditKey(hex.EncodeToString(bytes.Repeat([]byte{9}, 32)))
 		for _, r := range rows {
-			eventID := strings.SplitN(r.DedupKey, ":", 3)[2]
+			eventID := strings.SplitN(strings.SplitN(r.DedupKey, "|", 2)[0], ":", 3)[2]
 			if want, _ := InputHash(inputs[eventID]); r.InputHash != want {
 				t.Fatalf("input hash %s, want %s", r.InputHash, want)
 			}

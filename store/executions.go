@@ -27,7 +27,9 @@ type Execution struct {
 	HookVersion string
 	SideEffects []string
 	Duration    time.Duration
-	// DedupKey is unique: hook id and event id (DedupKey).
+	// DedupKey is unique: hook id, event id, decision and input hash
+	// (OutcomeKey), so a redelivery judged alike is one row and every
+	// other outcome of the event has its own.
 	DedupKey string
 	// Error is the error's text cut to ErrorMax characters; empty when the
 	// hook did not fail.
@@ -43,6 +45,16 @@ type Execution struct {
 // characters the ids hold.
 func DedupKey(hookID, eventID string) string {
 	return strconv.Itoa(len(hookID)) + ":" + hookID + ":" + eventID
+}
+
+// OutcomeKey is the dedup_key of one outcome of hook hookID on event
+// eventID: a redelivery of the event that the hook judges the same way on
+// the same input is recorded once; a run that ends otherwise (an attempt
+// whose client left, then the resent one that was approved) has its own
+// row, so the decision that took effect is always on record. Decision and
+// input hash never hold '|', so reading from the right is unambiguous.
+func OutcomeKey(hookID, eventID, decision, inputHash string) string {
+	return DedupKey(hookID, eventID) + "|" + decision + "|" + inputHash
 }
 
 // maxInsertRows bounds one INSERT statement (13 arguments a row stays far
