@@ -180,15 +180,11 @@ func TestAuditWriterRecordsEveryExecutionOnce(t *testing.T) {
 				recorded++
 			}
 		}
-		// Redeliveries judged alike: recorded once.
+		// An event delivered again is judged again: each run is a row.
 		for i := range redelivered {
 			w.Record(execution(i%hooksPerEvent, i%events))
+			recorded++
 		}
-		// A redelivery that ends otherwise is an outcome of its own.
-		otherwise := execution(1, 0)
-		otherwise.Decision = "block"
-		w.Record(otherwise)
-		recorded++
 		flush(t, w)
 
 		if n := count(t, st); n != int64(recorded) {
@@ -197,15 +193,27 @@ func TestAuditWriterRecordsEveryExecutionOnce(t *testing.T) {
 		if got := testutil.ToFloat64(w.m.written); got != float64(recorded) {
 			t.Fatalf("written counter %v", got)
 		}
-		if got := testutil.ToFloat64(w.m.duplicates); got != redelivered {
+		if got := testutil.ToFloat64(w.m.duplicates); got != 0 {
 			t.Fatalf("duplicate counter %v", got)
 		}
 		if n, err := testutil.GatherAndCount(reg, "hookgate_audit_queue_depth"); err != nil || n != 1 {
 			t.Fatalf("queue depth gauge: %d %v", n, err)
 		}
 
+		// The writer's own redelivery of rows already written is not.
+		again, err := st.ListExecutions(ctx, ExecutionFilter{HookID: "hook2"})
+		if err != nil || len(again) == 0 {
+			t.Fatalf("%d rows of hook2 (%v)", len(again), err)
+		}
+		if n, err := st.InsertExecutions(ctx, again); err != nil || n != 0 {
+			t.Fatalf("a batch written again inserted %d rows (%v)", n, err)
+		}
+		if n := count(t, st); n != int64(recorded) {
+			t.Fatalf("%d rows after a batch was written again, want %d", n, recorded)
+		}
+
 		rows, _ := st.ListExecutions(ctx, ExecutionFilter{HookID: "hook0"})
-		if len(rows) != events {
+		if len(rows) != events+redelivered/hooksPerEvent {
 			t.Fatalf("%d rows of hook0", len(rows))
 		}
 		other, _ := ParseAuditKey(hex.EncodeToString(bytes.Repeat([]byte{9}, 32)))

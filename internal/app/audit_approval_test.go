@@ -18,7 +18,8 @@ import (
 // A call held for approval whose client gave up, then resent (the same
 // event), re-attaches to the pending question; a person approves it and
 // the call goes on. Both runs of the hook are on record, the error of the
-// attempt whose client left and the allow that took effect.
+// attempt whose client left and the allow that took effect, each in its
+// own row.
 func TestAuditKeepsTheDecisionOfAReattachedApproval(t *testing.T) {
 	ctx := context.Background()
 	cfg := auditConfig(t, "")
@@ -114,14 +115,14 @@ func TestAuditKeepsTheDecisionOfAReattachedApproval(t *testing.T) {
 		t.Fatalf("the allow (%v) is recorded before the error (%v)", approved.CreatedAt, abandoned.CreatedAt)
 	}
 
-	// A third delivery of the same event, judged the same, adds no row.
+	// A third delivery of the same event is a run of its own too.
 	if out := engine.Dispatch(ctx, newEvent()); out.Decision != hooks.Allow {
 		t.Fatalf("the honoured answer: %+v", out)
 	}
 	if err := p.Audit.Flush(ctx); err != nil && !errors.Is(err, context.Canceled) {
 		t.Fatal(err)
 	}
-	if n, _ := p.Store.CountExecutions(ctx, store.ExecutionFilter{HookID: "approve-pay"}); n != 2 {
-		t.Fatalf("%d rows after a repeated allow, want 2", n)
+	if n, _ := p.Store.CountExecutions(ctx, store.ExecutionFilter{HookID: "approve-pay"}); n != 3 {
+		t.Fatalf("%d rows after a third delivery, want 3", n)
 	}
 }
