@@ -36,13 +36,15 @@ type redisCounter struct {
 // of the instances do not matter.
 //
 // Each attempt has its own id. The script marks that id in the window's
-// set of attempts (a hash expiring with the counter), so that withdrawScript can take the count back
-// when the caller gave up before the answer came; and it counts nothing
-// when a withdrawal of that id got there first (a tombstone), as happens
-// when a frozen server runs the two in the other order once it resumes.
+// set of attempts (a hash expiring with the counter), so that
+// withdrawScript can take the count back when the caller gave up before
+// the answer came; and it counts nothing when a withdrawal of that id got
+// there first (a tombstone), as happens when a frozen server runs the two
+// in the other order once it resumes.
 //
-// KEYS: counter, attempts, tombstone. ARGV: window in ms, attempt id. It returns
-// {count, milliseconds left}, or {-1, 0} when the attempt was withdrawn.
+// KEYS: counter, attempts, tombstone. ARGV: window in ms, attempt id. It
+// returns {count, milliseconds left}, or {-1, 0} when the attempt was
+// withdrawn.
 var rateScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[3]) == 1 then
   return {-1, 0}
@@ -64,13 +66,12 @@ return {n, ttl}
 // get the answer. The mark says the attempt was counted in the window that
 // still lives (the set of attempts expires with its counter): then the
 // count goes down by one and the mark goes, so a repeated withdrawal
-// changes nothing. Without a mark
-// the attempt has not run yet (or its window is over): a tombstone makes
-// it count nothing when it lands.
+// changes nothing. Without a mark the attempt has not run yet (or its
+// window is over): a tombstone makes it count nothing when it lands.
 //
 // KEYS: counter, attempts, tombstone. ARGV: tombstone lifetime in ms,
-// attempt id. It
-// returns 1 when a count was taken back, 0 when a tombstone was left.
+// attempt id. It returns 1 when a count was taken back, 0 when a tombstone
+// was left.
 var withdrawScript = redis.NewScript(`
 if redis.call('HDEL', KEYS[2], ARGV[2]) == 1 then
   if redis.call('EXISTS', KEYS[1]) == 1 then
