@@ -80,7 +80,10 @@ func (r *Responses) Begin(ctx context.Context, req *Request) (Exchange, error) {
 			Message: "background responses are fetched later, past hookgate's hooks; behind hookgate's policy stream them (stream: true) or drop background"}
 	}
 	x.engine = c.opts.Engine
-	link := x.loadLink()
+	link, err := x.loadLink()
+	if err != nil {
+		return nil, err
+	}
 	x.id = c.identify(req, view.User, view.Model, view.SystemText(), firstInputUser(view))
 	if link.Session != "" && (c.opts.SessionHeader == "" || req.Header == nil || strings.TrimSpace(req.Header(c.opts.SessionHeader)) == "") {
 		x.id.session = link.Session

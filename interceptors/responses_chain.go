@@ -73,16 +73,20 @@ const (
 // linkField is the entry of the link's record that holds it.
 const linkField = "link"
 
-// load returns a link, if hookgate recorded it.
-func (rc responseChains) load(tenant, kind, id string) (chainLink, bool) {
-	s := rc.mem.Lock(linkKey(tenant, kind, id))
+// load returns a link, if hookgate recorded it; an error when the memory
+// cannot be reached (the link may exist).
+func (rc responseChains) load(tenant, kind, id string) (chainLink, bool, error) {
+	s, err := rc.mem.Lock(linkKey(tenant, kind, id))
+	if err != nil {
+		return chainLink{}, false, err
+	}
 	raw, ok := s.Prompts[linkField]
-	rc.mem.Unlock(s)
+	rc.mem.Unlock(s) // nothing changed: nothing to save
 	var l chainLink
 	if !ok || json.Unmarshal([]byte(raw), &l) != nil {
-		return chainLink{}, false
+		return chainLink{}, false, nil
 	}
-	return l, true
+	return l, true, nil
 }
 
 // save records a link.
@@ -95,9 +99,16 @@ func (rc responseChains) save(tenant, kind, id string, l chainLink, log *slog.Lo
 		log.Warn("responses chain: link not recorded", "err", err)
 		return
 	}
-	s := rc.mem.Lock(linkKey(tenant, kind, id))
-	s.Prompts[linkField] = string(raw)
-	rc.mem.Unlock(s)
+	s, err := rc.mem.Lock(linkKey(tenant, kind, id))
+	if err == nil {
+		s.Prompts[linkField] = string(raw)
+		err = rc.mem.Unlock(s)
+	}
+	if err != nil {
+		// The response has gone out: the next request on the chain finds
+		// no link and is read as a chain hookgate did not see.
+		log.Warn("responses chain: link not recorded; session memory unavailable", "err", err)
+	}
 }
 
 // addCall lists a call of the response in the link.
@@ -148,16 +159,22 @@ func (x *responsesExchange) newLink() chainLink {
 }
 
 // loadLink returns the link the request continues: that of its previous
-// response, else that of its conversation.
-func (x *responsesExchange) loadLink() chainLink {
+// response, else that of its conversation. An unreachable memory is a 503
+// (session_memory_unavailable): without the link the request would run
+// under another session, and its once-per-session hooks would fire again.
+func (x *responsesExchange) loadLink() (chainLink, error) {
 	var l chainLink
+	var err error
 	switch {
 	case x.view.PreviousResponseID != "":
-		l, _ = x.r.chains.load(x.tenant, responseLink, x.view.PreviousResponseID)
+		l, _, err = x.r.chains.load(x.tenant, responseLink, x.view.PreviousResponseID)
 	case x.view.Conversation != "":
-		l, _ = x.r.chains.load(x.tenant, conversationLink, x.view.Conversation)
+		l, _, err = x.r.chains.load(x.tenant, conversationLink, x.view.Conversation)
 	}
-	return l
+	if err != nil {
+		return chainLink{}, memoryUnavailable(err)
+	}
+	return l, nil
 }
 
 // saveLink records the link of this exchange's response, and makes it

@@ -35,13 +35,23 @@ type Session struct {
 // Memory holds sessions. The in-memory implementation forgets a session
 // after its time to live without use; the store-backed one (with the audit
 // store) survives restarts and is shared between instances.
+//
+// A store-backed memory can be unreachable. It then fails Lock (or
+// Unlock's save) instead of serving a session from somewhere else: a
+// session kept elsewhere is never written back, so its once-per-session
+// events would fire again on every instance and after the store returns.
+// The interceptors answer such a request with a 503 and Retry-After
+// (session_memory_unavailable) before any request-side hook runs.
 type Memory interface {
 	// Lock returns the session with the given id, created empty if needed,
-	// with its lock held. The caller must call Unlock, after which it must
-	// not touch the session.
-	Lock(id string) *Session
-	// Unlock saves what the caller changed and releases the session.
-	Unlock(s *Session)
+	// with its lock held; or an error, with nothing held, when the memory
+	// cannot be reached. After a nil error the caller must call Unlock,
+	// after which it must not touch the session.
+	Lock(id string) (*Session, error)
+	// Unlock saves what the caller changed and releases the session. An
+	// error means the change was not saved (the session is released
+	// anyway).
+	Unlock(s *Session) error
 }
 
 // localMemory is Memory in this process, with expiry.
@@ -59,7 +69,7 @@ func NewLocalMemory(ttl time.Duration) Memory {
 	return &localMemory{ttl: ttl, now: time.Now, sessions: map[string]*Session{}}
 }
 
-func (m *localMemory) Lock(id string) *Session {
+func (m *localMemory) Lock(id string) (*Session, error) {
 	now := m.now()
 	m.mu.Lock()
 	s, ok := m.sessions[id]
@@ -73,10 +83,13 @@ func (m *localMemory) Lock(id string) *Session {
 	}
 	m.mu.Unlock()
 	s.mu.Lock()
-	return s
+	return s, nil
 }
 
-func (m *localMemory) Unlock(s *Session) { s.mu.Unlock() }
+func (m *localMemory) Unlock(s *Session) error {
+	s.mu.Unlock()
+	return nil
+}
 
 // collect forgets expired sessions; m.mu is held.
 func (m *localMemory) collect(now time.Time) {

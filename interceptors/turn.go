@@ -66,8 +66,18 @@ func (c *Chat) prepareTurn(ctx context.Context, x *exchangeState, readTurn func(
 		return body, "", nil
 	}
 	t := readTurn()
-	sess := c.opts.Memory.Lock(x.id.session)
-	defer c.opts.Memory.Unlock(sess)
+	sess, err := c.opts.Memory.Lock(x.id.session)
+	if err != nil {
+		return nil, "", memoryUnavailable(err)
+	}
+	defer func() {
+		// What the hooks did is on record but not remembered: the
+		// request must not go on as if it were, or the next one would
+		// fire the same events again unannounced.
+		if uerr := c.opts.Memory.Unlock(sess); uerr != nil {
+			out, blocked, err = nil, "", memoryUnavailable(uerr)
+		}
+	}()
 	fresh := !t.HasAssistant
 
 	if x.id.parent != "" && fresh && !sess.SubagentStarted && c.has(hooks.SubagentStart) {
@@ -138,6 +148,17 @@ func (c *Chat) prepareTurn(ctx context.Context, x *exchangeState, readTurn func(
 		return nil, "", &RequestError{Status: 500, Type: "server_error", Code: "hookgate_error", Message: "hookgate could not apply the hooks' context to the request", Err: err}
 	}
 	return out, "", nil
+}
+
+// memoryUnavailable is the answer to a request whose session memory
+// cannot be reached: its request-side hooks fire once per session (or per
+// prompt, per tool result) and what they contribute is re-applied from
+// the memory, so running them without it would fire them again on every
+// instance and after the memory returns. 503, Retry-After, nothing
+// forwarded and no hook run.
+func memoryUnavailable(err error) error {
+	return &RequestError{Status: 503, Type: "server_error", Code: "session_memory_unavailable",
+		Message: "hookgate cannot reach its session memory, which its session hooks need, so it runs no hooks and forwards nothing; retry shortly", Err: err}
 }
 
 // requestSide reports a hook on a request-side event: without one a

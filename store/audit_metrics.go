@@ -36,7 +36,7 @@ func newAuditMetrics(reg prometheus.Registerer, depth func() float64) (*auditMet
 		}),
 		duplicates: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "hookgate_audit_records_duplicate_total",
-			Help: "Records skipped because their hook and event were already recorded (retried deliveries).",
+			Help: "Records skipped because they were already written (a batch the writer retried after its first write landed unacknowledged).",
 		}),
 		dropped: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "hookgate_audit_records_dropped_total",

@@ -190,7 +190,7 @@ func (w *AuditWriter) rows(batch []AuditEntry) []Execution {
 			x.InputHash, lastInput, lastHash = h, id, h
 		}
 		if e.EventID != "" {
-			x.DedupKey = DedupKey(e.HookID, e.EventID)
+			x.DedupKey = RunKey(e.HookID, e.EventID, x.ID)
 		} else {
 			// Nothing identifies a redelivery: never deduplicate.
 			x.DedupKey = "id:" + x.ID

@@ -161,23 +161,29 @@ func TestAuditWriterRecordsEveryExecutionOnce(t *testing.T) {
 
 		const events, hooksPerEvent, redelivered = 10, 5, 20
 		inputs := map[string]map[string]any{}
+		for e := range events {
+			inputs[fmt.Sprint("ev", e)] = map[string]any{"toolName": "exec", "toolInput": map[string]any{"command": rawCanary, "n": e}}
+		}
+		execution := func(h, e int) AuditEntry {
+			eventID := fmt.Sprint("ev", e)
+			x := entry(fmt.Sprint("hook", h), eventID, inputs[eventID])
+			if h == 0 {
+				x.Decision = "error"
+				x.Cause = errors.New("policy server said: bad key " + secretCanary + "; " + strings.Repeat("détail ", 60) + tailCanary)
+			}
+			return x
+		}
 		recorded := 0
 		for e := range events {
-			eventID := fmt.Sprint("ev", e)
-			in := map[string]any{"toolName": "exec", "toolInput": map[string]any{"command": rawCanary, "n": e}}
-			inputs[eventID] = in
 			for h := range hooksPerEvent {
-				x := entry(fmt.Sprint("hook", h), eventID, in)
-				if h == 0 {
-					x.Decision = "error"
-					x.Cause = errors.New("policy server said: bad key " + secretCanary + "; " + strings.Repeat("détail ", 60) + tailCanary)
-				}
-				w.Record(x)
+				w.Record(execution(h, e))
 				recorded++
 			}
 		}
+		// An event delivered again is judged again: each run is a row.
 		for i := range redelivered {
-			w.Record(entry(fmt.Sprint("hook", i%hooksPerEvent), fmt.Sprint("ev", i%events), map[string]any{"other": "input"}))
+			w.Record(execution(i%hooksPerEvent, i%events))
+			recorded++
 		}
 		flush(t, w)
 
@@ -187,20 +193,32 @@ func TestAuditWriterRecordsEveryExecutionOnce(t *testing.T) {
 		if got := testutil.ToFloat64(w.m.written); got != float64(recorded) {
 			t.Fatalf("written counter %v", got)
 		}
-		if got := testutil.ToFloat64(w.m.duplicates); got != redelivered {
+		if got := testutil.ToFloat64(w.m.duplicates); got != 0 {
 			t.Fatalf("duplicate counter %v", got)
 		}
 		if n, err := testutil.GatherAndCount(reg, "hookgate_audit_queue_depth"); err != nil || n != 1 {
 			t.Fatalf("queue depth gauge: %d %v", n, err)
 		}
 
+		// The writer's own redelivery of rows already written is not.
+		again, err := st.ListExecutions(ctx, ExecutionFilter{HookID: "hook2"})
+		if err != nil || len(again) == 0 {
+			t.Fatalf("%d rows of hook2 (%v)", len(again), err)
+		}
+		if n, err := st.InsertExecutions(ctx, again); err != nil || n != 0 {
+			t.Fatalf("a batch written again inserted %d rows (%v)", n, err)
+		}
+		if n := count(t, st); n != int64(recorded) {
+			t.Fatalf("%d rows after a batch was written again, want %d", n, recorded)
+		}
+
 		rows, _ := st.ListExecutions(ctx, ExecutionFilter{HookID: "hook0"})
-		if len(rows) != events {
+		if len(rows) != events+redelivered/hooksPerEvent {
 			t.Fatalf("%d rows of hook0", len(rows))
 		}
 		other, _ := ParseAuditKey(hex.EncodeToString(bytes.Repeat([]byte{9}, 32)))
 		for _, r := range rows {
-			eventID := strings.SplitN(r.DedupKey, ":", 3)[2]
+			eventID := strings.SplitN(strings.SplitN(r.DedupKey, "|", 2)[0], ":", 3)[2]
 			if want, _ := InputHash(inputs[eventID]); r.InputHash != want {
 				t.Fatalf("input hash %s, want %s", r.InputHash, want)
 			}

@@ -25,9 +25,11 @@
 //     off the request path). The input is kept only as the SHA-256 of its
 //     RFC 8785 canonical form, the error text is cut to 256 characters, and
 //     the full error is sealed with AES-256-GCM under the audit key
-//     (error_detail). dedup_key (hook id + event id) is unique, so a retried
-//     delivery is recorded once. hook_id becomes NULL when the hook leaves
-//     the configuration (DetachRemovedHooks); the row stays.
+//     (error_detail). dedup_key (hook id, event id, execution id) is
+//     unique: every run of a hook has its own row, a resent event judged
+//     again included, and a batch the writer delivers twice is recorded
+//     once. hook_id becomes NULL when the hook leaves the configuration
+//     (DetachRemovedHooks); the row stays.
 //   - confirmation_requests: the approval gate's requests: pending, then
 //     approved, rejected or expired, each transition a conditional UPDATE.
 //   - sessions: a session's state as JSON, with its expiry.

@@ -27,7 +27,9 @@ type Execution struct {
 	HookVersion string
 	SideEffects []string
 	Duration    time.Duration
-	// DedupKey is unique: hook id and event id (DedupKey).
+	// DedupKey is unique: hook id, event id and the execution's id
+	// (RunKey), so every run has its own row and a batch written twice
+	// is recorded once.
 	DedupKey string
 	// Error is the error's text cut to ErrorMax characters; empty when the
 	// hook did not fail.
@@ -43,6 +45,18 @@ type Execution struct {
 // characters the ids hold.
 func DedupKey(hookID, eventID string) string {
 	return strconv.Itoa(len(hookID)) + ":" + hookID + ":" + eventID
+}
+
+// RunKey is the dedup_key of one run of hook hookID on event eventID,
+// execution id the row's own. Every run has its own row, a resent event
+// judged again included: a run may have side effects (a card, a message,
+// a call to a service), and the decision that took effect must be on
+// record even when an earlier attempt at the same event ended otherwise
+// (the attempt whose client left, then the resent one that was approved).
+// What the key still deduplicates is the writer's own redelivery of a
+// batch whose first write landed unacknowledged.
+func RunKey(hookID, eventID, executionID string) string {
+	return DedupKey(hookID, eventID) + "|" + executionID
 }
 
 // maxInsertRows bounds one INSERT statement (13 arguments a row stays far

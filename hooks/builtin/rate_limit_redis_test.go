@@ -87,8 +87,9 @@ func TestRedisSharedBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(keys) != 3 {
-		t.Fatalf("keys %v, want 3", keys)
+	// Three counters, each with its window's set of attempts.
+	if len(keys) != 6 {
+		t.Fatalf("keys %v, want 6", keys)
 	}
 	for _, k := range keys {
 		ttl, err := c.PTTL(context.Background(), k).Result()

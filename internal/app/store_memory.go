@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -26,14 +27,15 @@ const (
 // session's lock is the store's (process-local on SQLite, a row lock on
 // PostgreSQL), held from Lock to Unlock.
 //
-// When the store fails, the session is served from this process's memory
-// instead (logged): its events may fire again after a restart, but no
-// request waits on a dead database.
+// When the store fails, Lock (or Unlock's save) fails and the interceptors
+// refuse the request with a 503 and Retry-After: a session kept anywhere
+// else would never be written back, so its once-per-session events would
+// fire again on every instance and once the store returns. A request waits
+// at most sessionLockWait for a store that does not answer.
 type StoreMemory struct {
-	st       *store.Store
-	ttl      time.Duration
-	log      *slog.Logger
-	fallback interceptors.Memory
+	st  *store.Store
+	ttl time.Duration
+	log *slog.Logger
 
 	mu   sync.Mutex
 	held map[*interceptors.Session]*heldSession
@@ -46,8 +48,8 @@ type StoreMemory struct {
 var _ interceptors.Memory = (*StoreMemory)(nil)
 
 type heldSession struct {
-	lock     *store.LockedSession // nil when served by the fallback
-	baseline []byte               // the state as loaded, re-encoded
+	lock     *store.LockedSession
+	baseline []byte // the state as loaded, re-encoded
 	expires  time.Time
 }
 
@@ -71,25 +73,23 @@ func NewStoreMemory(st *store.Store, ttl time.Duration, log *slog.Logger) *Store
 	}
 	m := &StoreMemory{
 		st: st, ttl: ttl, log: log,
-		fallback: interceptors.NewLocalMemory(ttl),
-		held:     map[*interceptors.Session]*heldSession{},
-		stop:     make(chan struct{}),
-		done:     make(chan struct{}),
+		held: map[*interceptors.Session]*heldSession{},
+		stop: make(chan struct{}),
+		done: make(chan struct{}),
 	}
 	go m.sweep()
 	return m
 }
 
-// Lock loads the session and holds its lock until Unlock.
-func (m *StoreMemory) Lock(id string) *interceptors.Session {
+// Lock loads the session and holds its lock until Unlock; it fails when
+// the store does not answer.
+func (m *StoreMemory) Lock(id string) (*interceptors.Session, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), sessionLockWait)
 	l, err := m.st.LockSession(ctx, id)
 	cancel()
 	if err != nil {
-		m.log.Warn("session memory: store unavailable; this session is kept in process memory", "err", err)
-		s := m.fallback.Lock(id)
-		m.hold(s, &heldSession{})
-		return s
+		m.log.Warn("session memory: store unavailable; the request is refused", "err", err)
+		return nil, fmt.Errorf("session memory: %w", err)
 	}
 	var st sessionState
 	if l.State != nil {
@@ -112,7 +112,7 @@ func (m *StoreMemory) Lock(id string) *interceptors.Session {
 		s.Results = map[string]*string{}
 	}
 	m.hold(s, &heldSession{lock: l, baseline: m.baseline(l.State, s), expires: l.ExpiresAt})
-	return s
+	return s, nil
 }
 
 // baseline is the state as loaded, in encodeSession's form, for Unlock to
@@ -134,30 +134,29 @@ func (m *StoreMemory) hold(s *interceptors.Session, h *heldSession) {
 }
 
 // Unlock saves what changed (and refreshes the expiry once a quarter of
-// the time to live has passed) and releases the session.
-func (m *StoreMemory) Unlock(s *interceptors.Session) {
+// the time to live has passed) and releases the session. An error means
+// the change was not saved.
+func (m *StoreMemory) Unlock(s *interceptors.Session) error {
 	m.mu.Lock()
 	h, ok := m.held[s]
 	delete(m.held, s)
 	m.mu.Unlock()
 	if !ok {
-		return
-	}
-	if h.lock == nil {
-		m.fallback.Unlock(s)
-		return
+		return nil
 	}
 	state := encodeSession(s)
 	now := time.Now()
 	if bytes.Equal(state, h.baseline) && h.expires.Sub(now) > m.ttl*3/4 {
 		h.lock.Release()
-		return
+		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), sessionSaveWait)
 	defer cancel()
 	if err := h.lock.Save(ctx, state, now.Add(m.ttl)); err != nil {
-		m.log.Warn("session memory: state not saved; the session's events may fire again", "err", err)
+		m.log.Warn("session memory: state not saved; the request is refused", "err", err)
+		return fmt.Errorf("session memory: %w", err)
 	}
+	return nil
 }
 
 func encodeSession(s *interceptors.Session) []byte {

@@ -21,13 +21,13 @@ func BenchmarkStoreMemoryLock(b *testing.B) {
 	defer st.Close()
 	m := NewStoreMemory(st, time.Hour, quietLogger())
 	defer m.Close()
-	s := m.Lock("fp-0123456789abcdef01234567")
+	s := mustLock(b, m, "fp-0123456789abcdef01234567")
 	s.Started, s.Context = true, "You work for Example Corp. Production is read-only this week; never deploy."
 	m.Unlock(s)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		s := m.Lock("fp-0123456789abcdef01234567")
+		s := mustLock(b, m, "fp-0123456789abcdef01234567")
 		if !s.Started {
 			b.Fatal("session state lost")
 		}

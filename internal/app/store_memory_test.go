@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hookgate/hookgate/config"
+	"github.com/hookgate/hookgate/interceptors"
 	"github.com/hookgate/hookgate/store"
 )
 
@@ -19,7 +20,7 @@ func TestStoreMemorySurvivesRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := NewStoreMemory(st, time.Hour, quietLogger())
-	s := m.Lock("sess")
+	s := mustLock(t, m, "sess")
 	if s.Started || len(s.Prompts) != 0 {
 		t.Fatalf("new session not empty: %+v", s)
 	}
@@ -40,7 +41,7 @@ func TestStoreMemorySurvivesRestart(t *testing.T) {
 	defer st.Close()
 	m = NewStoreMemory(st, time.Hour, quietLogger())
 	defer m.Close()
-	s = m.Lock("sess")
+	s = mustLock(t, m, "sess")
 	defer m.Unlock(s)
 	r1, fired2 := s.Results["call-1"]
 	_, fired2 = s.Results["call-2"]
@@ -71,32 +72,45 @@ func TestStoreMemorySharedBetweenInstancesOnPostgres(t *testing.T) {
 	defer ma.Close()
 	defer mb.Close()
 	id := "shared-" + time.Now().Format(time.RFC3339Nano)
-	s := ma.Lock(id)
+	s := mustLock(t, ma, id)
 	s.Started, s.Context = true, "from instance a"
 	ma.Unlock(s)
-	s = mb.Lock(id)
+	s = mustLock(t, mb, id)
 	defer mb.Unlock(s)
 	if !s.Started || s.Context != "from instance a" {
 		t.Fatalf("instance b sees %+v", s)
 	}
 }
 
-func TestStoreMemoryFallsBackWhenTheStoreIsDown(t *testing.T) {
+// A store that does not answer fails Lock, and a save that does not land
+// fails Unlock: the session is not kept anywhere else, where it would
+// never be written back.
+func TestStoreMemoryFailsWhenTheStoreIsDown(t *testing.T) {
 	st, err := store.Open(context.Background(), store.Options{Path: filepath.Join(t.TempDir(), "x.db"), Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := NewStoreMemory(st, time.Hour, quietLogger())
 	defer m.Close()
+	s := mustLock(t, m, "s")
 	st.Close()
-	s := m.Lock("s")
 	s.Started = true
-	m.Unlock(s)
-	s = m.Lock("s")
-	defer m.Unlock(s)
-	if !s.Started {
-		t.Fatal("the fallback forgot the session")
+	if err := m.Unlock(s); err == nil {
+		t.Fatal("a save to a closed store succeeded")
 	}
+	if s, err := m.Lock("s"); err == nil || s != nil {
+		t.Fatalf("Lock on a closed store: %v, %v", s, err)
+	}
+}
+
+// mustLock locks a session of a store that answers.
+func mustLock(t testing.TB, m *StoreMemory, id string) *interceptors.Session {
+	t.Helper()
+	s, err := m.Lock(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // TestStoreMemoryUnchangedNotSaved: a request that changes nothing in its
@@ -119,18 +133,18 @@ func TestStoreMemoryUnchangedNotSaved(t *testing.T) {
 		defer l.Release()
 		return l.ExpiresAt
 	}
-	s := m.Lock("sess")
+	s := mustLock(t, m, "sess")
 	s.Started, s.Context = true, "house rules"
 	s.Prompts["0:ab"] = ""
 	m.Unlock(s)
 	saved := expiry()
 	time.Sleep(5 * time.Millisecond)
-	s = m.Lock("sess")
+	s = mustLock(t, m, "sess")
 	m.Unlock(s)
 	if got := expiry(); !got.Equal(saved) {
 		t.Fatalf("unchanged session saved again: expiry %v, was %v", got, saved)
 	}
-	s = m.Lock("sess")
+	s = mustLock(t, m, "sess")
 	s.Prompts["1:cd"] = "more"
 	m.Unlock(s)
 	if got := expiry(); !got.After(saved) {
