@@ -67,8 +67,11 @@ func newUpstream(u config.Upstream, t config.Timeouts) (*upstream, error) {
 			if err != nil {
 				return nil, err
 			}
-			return &deadlineConn{Conn: c, firstByte: firstByte, idle: idle}, nil
+			return newDeadlineConn(c, firstByte, idle), nil
 		},
+		Transport:                 staleConnRetry{},
+		RetryIfErr:                retryDropped,
+		MaxIdemponentCallAttempts: upstreamAttempts,
 	}
 	return &upstream{
 		name:     u.Name,
