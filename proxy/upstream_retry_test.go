@@ -136,7 +136,6 @@ func (u *rawUpstream) requests() ([]string, int) {
 	return append([]string(nil), u.seen...), u.accepts
 }
 
-
 // A keep-alive connection the upstream dropped while it sat in the pool
 // (the upstream restarted, or its idle timeout is shorter than hookgate's)
 // cannot have delivered the request: the request goes again, once, on a
