@@ -2,8 +2,6 @@ package proxy
 
 import (
 	"bytes"
-	"compress/flate"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -55,7 +53,7 @@ func (s *Server) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ex 
 		setServerTiming(&ctx.Response.Header, x.before)
 	}
 	stream := resp.BodyStream()
-	isSSE := bytes.HasPrefix(resp.Header.ContentType(), []byte("text/event-stream"))
+	isSSE := mediaTypeIs(resp.Header.ContentType(), "text/event-stream")
 	success := status >= 200 && status < 300
 
 	if ex == nil || !success || (!isSSE && passesPlainThrough(ex)) {
@@ -75,7 +73,9 @@ func (s *Server) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ex 
 		return false
 	}
 	if encoding {
-		ctx.Response.Header.Del("Content-Encoding")
+		// What the client gets is decoded: no spelling of the header
+		// may tell it otherwise.
+		delResponseHeaderFold(&ctx.Response.Header, "Content-Encoding")
 	}
 
 	if isSSE {
@@ -179,25 +179,6 @@ func closeStream(resp *fasthttp.Response, reason error) {
 		return
 	}
 	_ = resp.CloseBodyStream()
-}
-
-// decodeBody undoes a Content-Encoding the upstream used although hookgate
-// asked for identity. It reports whether it decoded anything.
-func decodeBody(r io.Reader, encoding []byte) (io.Reader, bool, error) {
-	switch string(bytes.ToLower(bytes.TrimSpace(encoding))) {
-	case "", "identity":
-		return r, false, nil
-	case "gzip", "x-gzip":
-		zr, err := gzip.NewReader(r)
-		if err != nil {
-			return nil, true, fmt.Errorf("upstream gzip body: %w", err)
-		}
-		return zr, true, nil
-	case "deflate":
-		return flate.NewReader(r), true, nil
-	default:
-		return nil, true, fmt.Errorf("upstream used content-encoding %q, which hookgate cannot read", encoding)
-	}
 }
 
 // readCapped reads r whole, failing once it exceeds limit bytes.

@@ -67,3 +67,17 @@ func copyResponseHeaders(dst *fasthttp.ResponseHeader, src *fasthttp.ResponseHea
 		dst.AddBytesKV(k, v)
 	}
 }
+
+// delResponseHeaderFold removes every header whose name equals name in any
+// case.
+func delResponseHeaderFold(h *fasthttp.ResponseHeader, name string) {
+	var drop [][]byte
+	for k := range h.All() {
+		if bytes.EqualFold(k, []byte(name)) {
+			drop = append(drop, bytes.Clone(k))
+		}
+	}
+	for _, k := range drop {
+		h.DelBytes(k)
+	}
+}

@@ -67,8 +67,11 @@ func newUpstream(u config.Upstream, t config.Timeouts) (*upstream, error) {
 			if err != nil {
 				return nil, err
 			}
-			return &deadlineConn{Conn: c, firstByte: firstByte, idle: idle}, nil
+			return newDeadlineConn(c, firstByte, idle), nil
 		},
+		Transport:                 staleConnRetry{},
+		RetryIfErr:                retryDropped,
+		MaxIdemponentCallAttempts: upstreamAttempts,
 	}
 	return &upstream{
 		name:     u.Name,
@@ -103,10 +106,11 @@ func (u *upstream) prepare(out *fasthttp.Request, in *fasthttp.Request, path str
 	out.Header.SetHost(u.host)
 	if apiKey != "" {
 		// Header names keep the client's spelling and Set and Del match it
-		// exactly, so every spelling goes first: "X-Api-Key" from one
-		// client, "authorization" from another must not travel upstream
-		// beside the swapped key.
-		delHeaderFold(&out.Header, "Authorization", "X-Api-Key")
+		// exactly, so every spelling of every credential header goes first
+		// ("X-Api-Key" from one client, "authorization" from another), and
+		// so does a ?key= in the query: none may travel upstream beside
+		// the swapped key.
+		stripClientCredentials(&out.Header, uri)
 		switch u.provider {
 		case "anthropic":
 			out.Header.Set("x-api-key", apiKey)
