@@ -60,7 +60,7 @@ func (s *Server) refuse(ctx *fasthttp.RequestCtx, x *exchange, code, msg string)
 // not counted; one that asks and is answered in one piece holds its slot
 // only until that answer is written.
 func wantsStream(req *fasthttp.Request, body []byte) bool {
-	if bytes.Contains(req.Header.Peek("Accept"), []byte("text/event-stream")) {
+	if acceptsEventStream(req.Header.Peek("Accept")) {
 		return true
 	}
 	if bytes.Equal(req.URI().QueryArgs().Peek("stream"), []byte("true")) {

@@ -24,6 +24,9 @@ func TestWantsStream(t *testing.T) {
 		{"repeated key, first true", "/v1/chat/completions", "", `{"stream":true,"stream":false}`, true},
 		{"not an object", "/v1/files", "", `--boundary {"stream":true}`, false},
 		{"accept", "/v1/responses/r1", "text/event-stream", ``, true},
+		{"accept, any case", "/v1/responses/r1", "Text/Event-Stream", ``, true},
+		{"accept, in a list", "/v1/responses/r1", "application/json;q=0.5, text/event-stream ;q=1", ``, true},
+		{"accept, another type", "/v1/responses/r1", "application/json, text/event-streams", ``, false},
 		{"query", "/v1/responses/r1?stream=true", "", ``, true},
 	} {
 		var req fasthttp.Request
