@@ -316,3 +316,18 @@ func TestScriptMemoryBombAtTopLevelFailsLoad(t *testing.T) {
 	}
 	waitRuntimesQuiet(t)
 }
+
+// BenchmarkScriptMemoryWatch: what the budget adds to every script call
+// (registering and unregistering with the shared sampler).
+func BenchmarkScriptMemoryWatch(b *testing.B) {
+	sb, err := newSandbox()
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := newScriptCall()
+	b.ReportAllocs()
+	for b.Loop() {
+		scriptMemory.watch(&c.scriptMemoryWatch, sb.rt, DefaultScriptMaxMemory)
+		scriptMemory.unwatch(&c.scriptMemoryWatch)
+	}
+}

@@ -82,8 +82,9 @@ type HandlerSpec struct {
 	Name        string            `yaml:"name,omitempty"`
 	With        map[string]any    `yaml:"with,omitempty"`
 	// MaxMemory is a script's memory budget per execution ("16MiB"), at
-	// most limits.script_max_memory (which applies when it is empty).
-	MaxMemory string `yaml:"max_memory,omitempty"`
+	// most limits.script_max_memory (which applies when it is empty; an
+	// empty value leaves the hook's version hash as it was).
+	MaxMemory string `yaml:"max_memory,omitempty" json:",omitempty"`
 }
 
 // handlerTypeKeys lists, per handler type, the handler keys it accepts
