@@ -28,17 +28,20 @@ import (
 //   - Growth is the process heap's, not the script's own: goja cannot tell
 //     whose allocation is whose. A script is charged with the growth from
 //     the lowest heap sampled since its start (the start itself, or the
-//     end of a GC cycle during its run, so that garbage collected meanwhile,
-//     such as an earlier bomb's, does not hide its growth). When several scripts are over budget at once the one
-//     running longest is interrupted (it has seen the most growth, and a
-//     memory bomb needs time to grow), and every other running script's
-//     starting point is moved up to the heap at that moment, so the bomb's
-//     memory (garbage until the next GC) is never charged to them as well.
+//     end of a GC cycle during its run, so that garbage collected
+//     meanwhile, such as an earlier bomb's, does not hide its growth).
+//     When several scripts are over budget at once the one running longest
+//     is interrupted (it has seen the most growth, and a memory bomb needs
+//     time to grow), and every other running script's starting point is
+//     moved up to the heap at that moment, so the bomb's memory (garbage
+//     until the next GC) is never charged to them as well. A stopped
+//     script still inside its last native operation is charged once more,
+//     for that operation's allocation.
 //     A benign script that started before a bomb and is still running when
 //     the bomb crosses its budget can be interrupted in the bomb's place;
 //     the bomb is then caught one budget later. Short scripts (micro- to
 //     milliseconds, the usual hook) are practically never the longest
-//     running.
+//     running, unless the whole process stalls with them (next points).
 //   - A script that runs long (across a whole GC cycle) on a busy process
 //     is charged with other goroutines' allocations too: garbage
 //     accumulates between GC cycles up to about the live heap (GOGC=100).
@@ -53,8 +56,12 @@ import (
 //     budget, so the overshoot is a small multiple of the budget, never
 //     unbounded.
 //   - A goroutine busy in one long native copy delays the garbage
-//     collector's stop-the-world phases for the whole process until the
-//     copy ends; the budget keeps such copies to budget-sized ones.
+//     collector's stop-the-world phases and its stack scan, and goroutines
+//     that allocate meanwhile are parked in GC assists, for the whole
+//     process until the copy ends; the budget keeps such copies to
+//     budget-sized ones (tens of milliseconds; far longer under the race
+//     detector or on an overloaded machine). The sampler allocates nothing
+//     on its way to an interrupt, so such a stall cannot park it.
 const (
 	// DefaultScriptMaxMemory is the budget of a script execution when the
 	// wiring sets none (config's limits.script_max_memory default).
