@@ -52,6 +52,7 @@ type scriptHandler struct {
 
 	maxVMs  int
 	budget  uint64         // memory budget of one execution (bytes)
+	overran atomic.Bool    // an execution overran the budget (a suspect)
 	created atomic.Int64   // runtimes built, for tests
 	idle    chan *scriptVM // clean runtimes
 	slots   chan struct{}  // one token per live runtime
@@ -179,7 +180,7 @@ func (s *scriptHandler) trial() error {
 	}
 	t := time.AfterFunc(scriptLoadTimeout, func() { vm.rt.Interrupt("load timeout") })
 	c := newScriptCall()
-	scriptMemory.watch(&c.scriptMemoryWatch, vm.rt, s.budget)
+	scriptMemory.watch(&c.scriptMemoryWatch, vm.rt, s.budget, false)
 	h, err := vm.factory(goja.Undefined())
 	scriptMemory.unwatch(&c.scriptMemoryWatch)
 	stopped := t.Stop()
@@ -242,9 +243,12 @@ func (s *scriptHandler) newVM() (*scriptVM, error) {
 func (s *scriptHandler) serve(vm *scriptVM) {
 	defer s.vms.Done()
 	for c := range vm.jobs {
-		scriptMemory.watch(&c.scriptMemoryWatch, vm.rt, s.budget)
+		scriptMemory.watch(&c.scriptMemoryWatch, vm.rt, s.budget, s.overran.Load())
 		res, err, clean := vm.call(c.ev)
 		scriptMemory.unwatch(&c.scriptMemoryWatch)
+		if c.state.Load() == callOverBudget {
+			s.overran.Store(true)
+		}
 		if c.state.CompareAndSwap(callRunning, callFinished) && clean {
 			s.put(vm)
 			c.reply <- scriptReply{res, err}
@@ -352,6 +356,7 @@ func (s *scriptHandler) Handle(ctx context.Context, ev *Event) (Result, error) {
 	case <-c.over:
 		// The budget tripped: answer now, whatever the runtime is doing;
 		// it was interrupted and is discarded when it returns.
+		s.overran.Store(true)
 		return Result{}, &c.memErr
 	case <-ctx.Done():
 		if c.state.CompareAndSwap(callRunning, callAbandoned) {

@@ -39,7 +39,9 @@ import (
 //     for that operation's allocation.
 //     A benign script that started before a bomb and is still running when
 //     the bomb crosses its budget can be interrupted in the bomb's place;
-//     the bomb is then caught one budget later. Short scripts (micro- to
+//     the bomb is then caught one budget later. A hook that has overrun its
+//     budget once is a suspect from then on and is interrupted first, so a
+//     tenant that bombs again and again is the one that pays. Short scripts (micro- to
 //     milliseconds, the usual hook) are practically never the longest
 //     running, unless the whole process stalls with them (next points).
 //   - A script that runs long (across a whole GC cycle) on a busy process
@@ -165,6 +167,9 @@ type scriptMemoryWatch struct {
 	base   uint64 // growth counts from here: the lowest heap seen since start, or since growth was charged to another call
 	seq    uint64 // start order
 	slot   int    // index in the watchdog's list
+	// suspect is true when the call's hook has overrun its budget before:
+	// among calls over budget at once, a suspect is interrupted first.
+	suspect bool
 	// spent is true once a call that was already stopped (over budget or
 	// abandoned at its deadline) has been charged with one more overrun:
 	// the native operation it was inside when it was stopped. It is not
@@ -218,7 +223,7 @@ func heapSample() []metrics.Sample {
 }
 
 // watch starts charging heap growth to the call running on rt.
-func (w *scriptMemoryWatchdog) watch(c *scriptMemoryWatch, rt *goja.Runtime, budget uint64) {
+func (w *scriptMemoryWatchdog) watch(c *scriptMemoryWatch, rt *goja.Runtime, budget uint64, suspect bool) {
 	w.mu.Lock()
 	if !w.running {
 		w.running = true
@@ -226,7 +231,7 @@ func (w *scriptMemoryWatchdog) watch(c *scriptMemoryWatch, rt *goja.Runtime, bud
 		go w.sample()
 	}
 	w.seq++
-	c.rt, c.budget, c.base, c.seq, c.slot = rt, budget, w.last.Load(), w.seq, len(w.calls)
+	c.rt, c.budget, c.base, c.seq, c.slot, c.suspect = rt, budget, w.last.Load(), w.seq, len(w.calls), suspect
 	w.calls = append(w.calls, c)
 	w.mu.Unlock()
 }
@@ -279,7 +284,7 @@ func (w *scriptMemoryWatchdog) check(h uint64) {
 	var victim *scriptMemoryWatch
 	for _, c := range w.calls {
 		c.base = min(c.base, h)
-		if h > c.base && h-c.base > c.budget && (victim == nil || c.seq < victim.seq) && !c.spent {
+		if h > c.base && h-c.base > c.budget && !c.spent && (victim == nil || c.before(victim)) {
 			victim = c
 		}
 	}
@@ -304,6 +309,15 @@ func (w *scriptMemoryWatchdog) check(h uint64) {
 	for _, c := range w.calls {
 		c.base = max(c.base, h)
 	}
+}
+
+// before orders the candidates for an interrupt: a suspect first, then the
+// longest running.
+func (c *scriptMemoryWatch) before(o *scriptMemoryWatch) bool {
+	if c.suspect != o.suspect {
+		return c.suspect
+	}
+	return c.seq < o.seq
 }
 
 // watched reports how many calls are watched, for tests.

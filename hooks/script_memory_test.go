@@ -327,7 +327,7 @@ func BenchmarkScriptMemoryWatch(b *testing.B) {
 	c := newScriptCall()
 	b.ReportAllocs()
 	for b.Loop() {
-		scriptMemory.watch(&c.scriptMemoryWatch, sb.rt, DefaultScriptMaxMemory)
+		scriptMemory.watch(&c.scriptMemoryWatch, sb.rt, DefaultScriptMaxMemory, false)
 		scriptMemory.unwatch(&c.scriptMemoryWatch)
 	}
 }
