@@ -29,6 +29,10 @@ type Deps struct {
 	// means there is none: such entries are configuration errors.
 	ToolCalls ToolCallRecorder
 	Messenger Messenger
+	// ScriptMaxMemory is the memory budget of one script execution in
+	// bytes (limits.script_max_memory); a hook may ask for less, never
+	// more. Zero means DefaultScriptMaxMemory.
+	ScriptMaxMemory int64
 }
 
 // ToolCallRecorder keeps the record of a tool call whose result came

@@ -41,16 +41,18 @@ const (
 // frozen (script_sandbox.go), so nothing a call changes reaches the next.
 //
 // Runtimes are pooled (at most maxVMs per hook). Each call runs on its own
-// goroutine so that the caller gets its answer at the deadline even while a
-// native built-in is still busy; the runtime is then interrupted and
-// discarded, as is one whose script threw. A clean runtime goes back to the
-// pool.
+// goroutine so that the caller gets its answer at the deadline, or when
+// the call's memory budget trips (script_memory.go), even while a native
+// built-in is still busy; the runtime is then interrupted and discarded,
+// as is one whose script threw. A clean runtime goes back to the pool.
 type scriptHandler struct {
 	id     string
 	source []byte
 	prog   *goja.Program
 
 	maxVMs  int
+	budget  uint64         // memory budget of one execution (bytes)
+	overran atomic.Bool    // an execution overran the budget (a suspect)
 	created atomic.Int64   // runtimes built, for tests
 	idle    chan *scriptVM // clean runtimes
 	slots   chan struct{}  // one token per live runtime
@@ -70,20 +72,28 @@ type scriptVM struct {
 	jobs    chan *scriptCall
 }
 
-// scriptCall is one call handed to a runtime's goroutine.
+// scriptCall is one call handed to a runtime's goroutine. Its watch
+// holds the call's state: running, finished (the runtime goes back to the
+// pool), abandoned by the caller at its deadline or interrupted by its
+// memory budget (the runtime is discarded either way).
 type scriptCall struct {
 	ev    *Event
 	reply chan scriptReply
-	// state: 0 running, 1 finished (the runtime goes back to the pool), 2
-	// abandoned by the caller at its deadline (the runtime is discarded).
-	state atomic.Int32
+	scriptMemoryWatch
 }
 
 // scriptCalls recycles scriptCall and its reply channel. A call goes back
 // only once its caller has received the reply: the runtime's goroutine
 // touches a call for the last time when it sends the reply. An abandoned
-// call is left to the garbage collector, since its reply comes later.
-var scriptCalls = sync.Pool{New: func() any { return &scriptCall{reply: make(chan scriptReply, 1)} }}
+// or over-budget call is left to the garbage collector, since its reply
+// comes later (and its over channel may hold a token).
+var scriptCalls = sync.Pool{New: func() any { return newScriptCall() }}
+
+func newScriptCall() *scriptCall {
+	c := &scriptCall{reply: make(chan scriptReply, 1)}
+	c.over = make(chan struct{}, 1)
+	return c
+}
 
 var _ Handler = (*scriptHandler)(nil)
 var _ Closer = (*scriptHandler)(nil)
@@ -129,6 +139,10 @@ func newScriptHandlerN(spec *Spec, deps Deps, maxVMs int) (*scriptHandler, error
 	if len(src) > scriptMaxSourceBytes {
 		return nil, fmt.Errorf("script: %d bytes exceeds %d", len(src), scriptMaxSourceBytes)
 	}
+	budget, err := scriptBudget(hs, deps)
+	if err != nil {
+		return nil, err
+	}
 	// The script must be a valid program on its own, so that its text
 	// cannot close the wrapper below and leave code at the top level.
 	if _, err := goja.Parse(name, string(src)); err != nil {
@@ -146,6 +160,7 @@ func newScriptHandlerN(spec *Spec, deps Deps, maxVMs int) (*scriptHandler, error
 		source: src,
 		prog:   prog,
 		maxVMs: maxVMs,
+		budget: budget,
 		idle:   make(chan *scriptVM, maxVMs),
 		slots:  make(chan struct{}, maxVMs),
 	}
@@ -164,8 +179,14 @@ func (s *scriptHandler) trial() error {
 		return err
 	}
 	t := time.AfterFunc(scriptLoadTimeout, func() { vm.rt.Interrupt("load timeout") })
+	c := newScriptCall()
+	scriptMemory.watch(&c.scriptMemoryWatch, vm.rt, s.budget, false)
 	h, err := vm.factory(goja.Undefined())
+	scriptMemory.unwatch(&c.scriptMemoryWatch)
 	stopped := t.Stop()
+	if c.state.Load() == callOverBudget {
+		err = &c.memErr
+	}
 	if err != nil || !stopped {
 		s.discard(vm)
 		close(vm.jobs)
@@ -222,8 +243,13 @@ func (s *scriptHandler) newVM() (*scriptVM, error) {
 func (s *scriptHandler) serve(vm *scriptVM) {
 	defer s.vms.Done()
 	for c := range vm.jobs {
+		scriptMemory.watch(&c.scriptMemoryWatch, vm.rt, s.budget, s.overran.Load())
 		res, err, clean := vm.call(c.ev)
-		if c.state.CompareAndSwap(0, 1) && clean {
+		scriptMemory.unwatch(&c.scriptMemoryWatch)
+		if c.state.Load() == callOverBudget {
+			s.overran.Store(true)
+		}
+		if c.state.CompareAndSwap(callRunning, callFinished) && clean {
 			s.put(vm)
 			c.reply <- scriptReply{res, err}
 			continue
@@ -320,17 +346,32 @@ func (s *scriptHandler) Handle(ctx context.Context, ev *Event) (Result, error) {
 	}
 	c := scriptCalls.Get().(*scriptCall)
 	c.ev = ev
-	c.state.Store(0)
+	c.state.Store(callRunning)
+	c.memErr = ScriptMemoryError{}
+	c.spent = false
 	vm.jobs <- c // never blocks: an idle runtime's goroutine waits for work
 	var r scriptReply
 	select {
 	case r = <-c.reply:
+	case <-c.over:
+		// The budget tripped: answer now, whatever the runtime is doing;
+		// it was interrupted and is discarded when it returns.
+		s.overran.Store(true)
+		return Result{}, &c.memErr
 	case <-ctx.Done():
-		if c.state.CompareAndSwap(0, 2) {
+		if c.state.CompareAndSwap(callRunning, callAbandoned) {
 			vm.rt.Interrupt("deadline")
 			return Result{}, fmt.Errorf("script interrupted: %w", ctx.Err())
 		}
+		if c.state.Load() == callOverBudget {
+			return Result{}, &c.memErr
+		}
 		r = <-c.reply // finished just now
+	}
+	if c.state.Load() == callOverBudget {
+		// Tripped as it finished: the result is not trusted, and c, whose
+		// over channel holds a token, is not reused.
+		return Result{}, &c.memErr
 	}
 	c.ev = nil
 	scriptCalls.Put(c)

@@ -63,7 +63,7 @@ type BreakerSpec struct {
 }
 
 // HandlerSpec configures the handler of a hook. Which keys apply depends on
-// Type: script (source | file), command (command, env, format), http (url,
+// Type: script (source | file, max_memory), command (command, env, format), http (url,
 // headers, template), prompt (instruction, model, upstream), builtin (name,
 // with).
 type HandlerSpec struct {
@@ -81,12 +81,16 @@ type HandlerSpec struct {
 	Upstream    string            `yaml:"upstream,omitempty"`
 	Name        string            `yaml:"name,omitempty"`
 	With        map[string]any    `yaml:"with,omitempty"`
+	// MaxMemory is a script's memory budget per execution ("16MiB"), at
+	// most limits.script_max_memory (which applies when it is empty; an
+	// empty value leaves the hook's version hash as it was).
+	MaxMemory string `yaml:"max_memory,omitempty" json:",omitempty"`
 }
 
 // handlerTypeKeys lists, per handler type, the handler keys it accepts
 // besides type. A key of another type is a configuration error.
 var handlerTypeKeys = map[string][]string{
-	"script":  {"source", "file"},
+	"script":  {"source", "file", "max_memory"},
 	"command": {"command", "env", "format"},
 	"http":    {"url", "headers", "template"},
 	"prompt":  {"instruction", "model", "upstream"},

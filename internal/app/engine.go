@@ -28,6 +28,7 @@ func buildEngine(cfg *config.Config, specs []hooks.Spec, log *slog.Logger, sv *s
 	deps := hooks.Deps{
 		BaseDir: cfg.BaseDir, Judges: judges, Logger: log,
 		Approver: sv.approver, ToolCalls: sv.toolCalls, Messenger: sv.messenger, ReadOnly: sv.readOnly,
+		ScriptMaxMemory: int64(cfg.Limits.ScriptMaxMemory),
 	}
 	e, err := hooks.Compile(specs, deps, hooks.Options{Recorder: sv.recorder, Builtins: reg})
 	if err != nil {
