@@ -12,7 +12,7 @@ func TestClientBoundsHaveSafeDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	l, to := cfg.Limits, cfg.Timeouts
-	if l.MaxInflightRequestBytes != 1<<30 || l.MaxConnections != DefaultMaxConnections || l.MaxConnectionsPerClient != 0 || l.ScriptMaxMemory != 64<<20 {
+	if l.MaxInflightRequestBytes != 1<<30 || l.MaxConnections != DefaultMaxConnections || l.MaxConnectionsPerClient != 0 || l.ScriptMaxMemory != 32<<20 {
 		t.Errorf("limits %+v", l)
 	}
 	if to.ClientHeader.D() != 10*time.Second || to.ClientBodyProgress.D() != 30*time.Second ||
@@ -38,5 +38,12 @@ func TestNegativeClientTimeoutIsRefused(t *testing.T) {
 	doc := "upstreams:\n  - {name: a, base_url: 'http://x'}\ntimeouts:\n  client_idle: -1s\n"
 	if _, err := Parse([]byte(doc), "c.yaml", env(nil)); err == nil || !strings.Contains(err.Error(), "-1s") {
 		t.Fatalf("a negative client timeout: %v", err)
+	}
+}
+
+func TestTinyScriptMemoryIsRefused(t *testing.T) {
+	doc := "upstreams:\n  - {name: a, base_url: 'http://x'}\nlimits:\n  script_max_memory: 512KiB\n"
+	if _, err := Parse([]byte(doc), "c.yaml", env(nil)); err == nil || !strings.Contains(err.Error(), "limits.script_max_memory: want at least 1MiB") {
+		t.Fatalf("a 512 KiB script budget: %v", err)
 	}
 }

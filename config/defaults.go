@@ -50,8 +50,11 @@ const (
 	DefaultMaxInflightRequestBytes = 1 << 30
 	// DefaultMaxConnections stays below common descriptor limits.
 	DefaultMaxConnections = 10000
-	// DefaultScriptMaxMemory is what one script execution may allocate.
-	DefaultScriptMaxMemory = 64 << 20
+	// DefaultScriptMaxMemory is what one script execution may allocate:
+	// policy scripts need kilobytes, and the smaller the budget the sooner
+	// a memory bomb is caught, before its copies stall the process and
+	// scripts beside it (hooks/script_memory.go).
+	DefaultScriptMaxMemory = 32 << 20
 )
 
 func applyDefaults(c *Config) {

@@ -65,6 +65,7 @@ func validate(c *Config, root *yaml.Node, ps *problems, lookup func(string) (str
 		ps.add(lineOf(root, "interception", "on_block"), "interception.on_block", "want respond or retry, got %q", ic.OnBlock)
 	}
 	validateLimits(c, root, ps)
+	validateScriptMemory(c, root, ps)
 	validateStore(c, root, ps, lookup)
 	validateTenants(c, root, ps, lookup)
 	switch c.Log.Level {

@@ -23,3 +23,13 @@ func validateLimits(c *Config, root *yaml.Node, ps *problems) {
 		}
 	}
 }
+
+// minScriptMaxMemory is the smallest script memory budget: below it the
+// heap's ordinary noise would stop every script (hooks/script_memory.go).
+const minScriptMaxMemory = 1 << 20
+
+func validateScriptMemory(c *Config, root *yaml.Node, ps *problems) {
+	if m := c.Limits.ScriptMaxMemory; m > 0 && m < minScriptMaxMemory {
+		ps.add(lineOf(root, "limits", "script_max_memory"), "limits.script_max_memory", "want at least 1MiB, got %d bytes", int64(m))
+	}
+}
