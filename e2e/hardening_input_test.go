@@ -87,7 +87,6 @@ func TestHardeningOversizedRequestGets413(t *testing.T) {
 	s.mock.Handle(mockupstream.Always(mockupstream.JSON(200, []byte(`{}`))))
 	huge := strings.Repeat("a", 50*mib)
 	body := []byte(`{"model":"m","messages":[{"role":"user","content":"x"},{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"exec","arguments":"{\"command\":\"` + huge + `\"}"}}]}]}`)
-	huge = ""
 
 	// send posts the body with a Content-Length, or chunked (no length:
 	// the limit must then hold while reading).
@@ -138,7 +137,6 @@ func TestHardeningHugeToolArgumentsInAStream(t *testing.T) {
 	s := startStack(t, allowEveryTool)
 	args := `{"command":"echo ` + strings.Repeat("x", 50*mib) + `"}`
 	oneEvent := hgSSE(hgChunk(`{"role":"assistant","content":"big: "}`, ""), hgChunk(hgCall(0, "call_big", "exec", args), ""), hgChunk(`{}`, "tool_calls"))
-	args = ""
 	base := hgHeap()
 	stop := make(chan struct{})
 	peak := hgPeakHeap(stop)
@@ -349,7 +347,7 @@ func TestHardeningOddIndicesAndIDsNeverLeakACall(t *testing.T) {
 			// A negative or overflowing index is read differently by
 			// clients, so that stream ends with unreadable_chunk.
 			if !bytes.HasSuffix(body, []byte("data: [DONE]\n\n")) && !bytes.Contains(body, []byte(`"code":"invalid_tool_call"`)) &&
-				!(name == "negative and huge index" && bytes.Contains(body, []byte(`"code":"unreadable_chunk"`))) {
+				(name != "negative and huge index" || !bytes.Contains(body, []byte(`"code":"unreadable_chunk"`))) {
 				t.Fatalf("the stream neither finished nor failed cleanly:\n%s", hgShort(body))
 			}
 		})

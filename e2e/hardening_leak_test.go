@@ -125,9 +125,8 @@ func TestHardeningClientDisconnectLeaksNothing(t *testing.T) {
 	a, _ := hgStartApp(t, cfg)
 
 	// Mid-stream: the client reads the first text and leaves.
-	left := time.Now()
 	hgLeaveAfter(t, a.URL(), `"content":"hello "`, map[string]string{"X-Session-Id": "s-text"})
-	left = time.Now()
+	left := time.Now()
 	up.waitGone(t, left, "mid-stream")
 
 	// During an approval wait: the card is out, the stream is held with

@@ -32,13 +32,13 @@ func engNoLeaks(t *testing.T) {
 	t.Cleanup(func() { goleak.VerifyNone(t, ignore, sampler) })
 }
 
-func runScript(t testing.TB, h Handler, timeout time.Duration, ev *Event) (Result, error, time.Duration) {
+func runScript(t testing.TB, h Handler, timeout time.Duration, ev *Event) (Result, time.Duration, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	start := time.Now()
 	res, err := h.Handle(ctx, ev)
-	return res, err, time.Since(start)
+	return res, time.Since(start), err
 }
 
 func TestScriptThroughTheEngine(t *testing.T) {
@@ -127,7 +127,7 @@ func TestScriptRuntimeDiscardedAfterThrowOrInterrupt(t *testing.T) {
 		if tool == "spin" {
 			timeout = 100 * time.Millisecond
 		}
-		_, err, _ := runScript(t, h, timeout, &Event{ToolName: tool})
+		_, _, err := runScript(t, h, timeout, &Event{ToolName: tool})
 		return err
 	}
 	if err := call("ok"); err != nil || h.created.Load() != 1 {
@@ -182,7 +182,7 @@ function handle(e) {
   return leaks.length ? {decision: 'block', reason: leaks.join(', ')} : {decision: 'allow'};
 }`, 1)
 	for i := range 3 {
-		res, err, _ := runScript(t, h, time.Second, &Event{ToolInput: map[string]any{"secret": "s3cret"}})
+		res, _, err := runScript(t, h, time.Second, &Event{ToolInput: map[string]any{"secret": "s3cret"}})
 		if err != nil || res.Decision != Allow {
 			t.Fatalf("call %d: %v %+v", i, err, res)
 		}
@@ -206,7 +206,7 @@ function handle(e) {
     Math.max.apply(null, [1, 5, 2]) === 5 && 'a-b'.split('-').length === 2 && 'ab'.padStart(4, '*') === '**ab';
   return {decision: ok ? 'allow' : 'block'};
 }`, 1)
-	res, err, _ := runScript(t, h, time.Second, &Event{})
+	res, _, err := runScript(t, h, time.Second, &Event{})
 	if err != nil || res.Decision != Allow {
 		t.Fatalf("%v %+v", err, res)
 	}
@@ -270,7 +270,7 @@ func TestScriptHugeNativeAllocations(t *testing.T) {
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
-			res, err, took := runScript(t, h, 2*time.Second, &Event{})
+			res, took, err := runScript(t, h, 2*time.Second, &Event{})
 			if err == nil || res.Decision == Allow {
 				t.Fatalf("let through: %+v", res)
 			}
@@ -302,7 +302,7 @@ func TestScriptResultDecodedStrictly(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			h := engScript(t, "function handle(e) { return "+ret+"; }", 1)
-			if _, err, _ := runScript(t, h, time.Second, &Event{}); err == nil {
+			if _, _, err := runScript(t, h, time.Second, &Event{}); err == nil {
 				t.Fatal("accepted")
 			}
 		})
@@ -311,7 +311,7 @@ func TestScriptResultDecodedStrictly(t *testing.T) {
 
 func TestScriptEventSizeCapped(t *testing.T) {
 	h := engScript(t, "function handle(e) { return {decision: 'allow'}; }", 1)
-	_, err, _ := runScript(t, h, time.Second, &Event{ToolInput: map[string]any{"blob": strings.Repeat("x", ScriptMaxEventBytes)}})
+	_, _, err := runScript(t, h, time.Second, &Event{ToolInput: map[string]any{"blob": strings.Repeat("x", ScriptMaxEventBytes)}})
 	if err == nil || !strings.Contains(err.Error(), "exceeds") {
 		t.Fatalf("err = %v", err)
 	}
@@ -319,7 +319,7 @@ func TestScriptEventSizeCapped(t *testing.T) {
 
 func TestScriptRecursionBounded(t *testing.T) {
 	h := engScript(t, "function f(n) { return f(n + 1) + 1; } function handle(e) { f(0); return {decision: 'allow'}; }", 1)
-	_, err, took := runScript(t, h, 2*time.Second, &Event{})
+	_, took, err := runScript(t, h, 2*time.Second, &Event{})
 	if err == nil || took > time.Second {
 		t.Fatalf("err = %v after %s", err, took)
 	}
@@ -331,12 +331,12 @@ func TestScriptPoolExhausted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err, _ = runScript(t, h, 30*time.Millisecond, &Event{})
+	_, _, err = runScript(t, h, 30*time.Millisecond, &Event{})
 	if err == nil || !strings.Contains(err.Error(), "exhausted") {
 		t.Fatalf("err = %v", err)
 	}
 	h.put(vm)
-	if _, err, _ := runScript(t, h, time.Second, &Event{}); err != nil {
+	if _, _, err := runScript(t, h, time.Second, &Event{}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -374,7 +374,7 @@ func TestScriptBusyNativeAnswersAtDeadline(t *testing.T) {
 }`, 2)
 	// How long the built-in runs here, measured on the handler's own path
 	// with a generous deadline.
-	_, err, native := runScript(t, h, time.Minute, &Event{ToolName: "busy"})
+	_, native, err := runScript(t, h, time.Minute, &Event{ToolName: "busy"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -383,7 +383,7 @@ func TestScriptBusyNativeAnswersAtDeadline(t *testing.T) {
 		t.Skipf("the built-in took only %s here", native)
 	}
 	created := h.created.Load()
-	res, err, took := runScript(t, h, timeout, &Event{ToolName: "busy"})
+	res, took, err := runScript(t, h, timeout, &Event{ToolName: "busy"})
 	if err == nil || res.Decision == Allow {
 		t.Fatalf("a call past its deadline answered %+v, %v", res, err)
 	}
@@ -392,7 +392,7 @@ func TestScriptBusyNativeAnswersAtDeadline(t *testing.T) {
 	}
 	// The spare built at load answers the next call at once.
 	waitIdleRuntime(t, h)
-	if res, err, _ := runScript(t, h, 5*time.Second, &Event{ToolName: "ok"}); err != nil || res.Decision != Allow {
+	if res, _, err := runScript(t, h, 5*time.Second, &Event{ToolName: "ok"}); err != nil || res.Decision != Allow {
 		t.Fatalf("next call: %+v, %v", res, err)
 	}
 	// The busy runtime is replaced once its built-in returns.
@@ -415,7 +415,7 @@ func TestScriptEventKeepsProtoKeys(t *testing.T) {
     JSON.stringify(ti).indexOf('rm -rf') >= 0 && ti.command === undefined && ti.constructor === 'x';
   return ok ? {decision: 'allow'} : {decision: 'block', reason: JSON.stringify(ti) + ' ' + Object.keys(ti)};
 }`, 1)
-	res, err, _ := runScript(t, h, 5*time.Second, &Event{ToolInput: map[string]any{"__proto__": map[string]any{"command": "rm -rf /"}, "constructor": "x"}})
+	res, _, err := runScript(t, h, 5*time.Second, &Event{ToolInput: map[string]any{"__proto__": map[string]any{"command": "rm -rf /"}, "constructor": "x"}})
 	if err != nil || res.Decision != Allow {
 		t.Fatalf("%+v, %v", res, err)
 	}

@@ -16,7 +16,7 @@ const scriptMaxDepth = 128
 
 var errEventTooLarge = fmt.Errorf("event exceeds %d bytes", ScriptMaxEventBytes)
 
-// eventToJS builds the event object a script receives directly in the
+// jsConverter builds the event object a script receives directly in the
 // runtime (plain JavaScript objects and arrays, as JSON.parse would make,
 // without the cost of encoding and parsing). Fields that are empty are
 // absent, as in the event JSON. The size is accounted as it is built: an
@@ -27,13 +27,9 @@ var errEventTooLarge = fmt.Errorf("event exceeds %d bytes", ScriptMaxEventBytes)
 // it would replace the object's prototype instead, and what the agent sent
 // under it would vanish from Object.keys and JSON.stringify, where a
 // policy may look for it.
-func eventToJS(rt *goja.Runtime, ev *Event) (goja.Value, error) {
-	c := jsConverter{rt: rt, budget: ScriptMaxEventBytes}
-	return c.event(ev)
-}
-
-// jsConverter builds JavaScript values in one runtime. A scriptVM keeps
-// one, so the scratch space for sorting keys is reused between calls.
+//
+// A scriptVM keeps one converter, so the scratch space for sorting keys is
+// reused between calls.
 type jsConverter struct {
 	rt     *goja.Runtime
 	budget int

@@ -190,7 +190,7 @@ func TestScriptMemoryBombBesideBenignScripts(t *testing.T) {
 					return
 				default:
 				}
-				res, err, _ := runScript(t, h, timeout, ev)
+				res, _, err := runScript(t, h, timeout, ev)
 				calls.Add(1)
 				if err != nil || res.Decision != Allow {
 					failures.Add(1)
@@ -203,7 +203,7 @@ func TestScriptMemoryBombBesideBenignScripts(t *testing.T) {
 	peak := heapPeak(t)
 	time.Sleep(50 * time.Millisecond) // the benign loops are under way
 	for round := range 3 {
-		res, err, took := runScript(t, bomb, timeout, toolEvent("exec", nil))
+		res, took, err := runScript(t, bomb, timeout, toolEvent("exec", nil))
 		if !errors.Is(err, ErrScriptMemory) {
 			t.Errorf("bomb round %d: %+v %v, want the memory budget's error", round, res, err)
 		}
@@ -293,7 +293,7 @@ func TestScriptMaxMemoryApplies(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err, _ := runScript(t, h, 30*time.Second, toolEvent("x", nil))
+		res, _, err := runScript(t, h, 30*time.Second, toolEvent("x", nil))
 		if got := errors.Is(err, ErrScriptMemory); got != tc.overrun {
 			t.Errorf("max_memory %q: %+v %v, want over budget %v", tc.maxMemory, res, err, tc.overrun)
 		}

@@ -127,7 +127,7 @@ func TestPlainResultThroughTheHandler(t *testing.T) {
 		`{decision: 'allow', extra: 'x'}`:                                "error",
 	} {
 		h := engScript(t, "function handle(e) { return "+ret+"; }", 1)
-		res, err, _ := runScript(t, h, 5e9, &Event{})
+		res, _, err := runScript(t, h, 5e9, &Event{})
 		got := "error"
 		if err == nil {
 			got = string(res.Decision) + " " + res.Reason
@@ -153,14 +153,14 @@ func TestPlainResultRunsNoGetter(t *testing.T) {
 			return 'allow';
 		}});
 	}`, 1)
-	if res, err, _ := runScript(t, h, 5e9, &Event{}); err == nil {
+	if res, _, err := runScript(t, h, 5e9, &Event{}); err == nil {
 		t.Errorf("decision %q, no error: the throwing getter was swallowed and read again", res.Decision)
 	}
 	h = engScript(t, `function handle(e) {
 		var n = 0;
 		return Object.defineProperty({decision: 'allow'}, 'reason', {enumerable: true, get: function () { n++; return 'reads: ' + n; }});
 	}`, 1)
-	res, err, _ := runScript(t, h, 5e9, &Event{})
+	res, _, err := runScript(t, h, 5e9, &Event{})
 	if err != nil || res.Reason != "reads: 1" {
 		t.Errorf("got %+v, %v: want the getter read once", res, err)
 	}
@@ -171,7 +171,7 @@ func TestPlainResultRunsNoGetter(t *testing.T) {
 func TestPlainResultRefusesBoxedPrimitives(t *testing.T) {
 	for _, box := range []string{"new String('')", "new Number(0)", "new Boolean(false)"} {
 		h := engScript(t, "function handle(e) { var o = "+box+"; Object.setPrototypeOf(o, Object.prototype); o.decision = 'allow'; return o; }", 1)
-		if res, err, _ := runScript(t, h, 5e9, &Event{}); err == nil {
+		if res, _, err := runScript(t, h, 5e9, &Event{}); err == nil {
 			t.Errorf("%s: decision %q, no error: want the strict path's refusal", box, res.Decision)
 		}
 	}

@@ -469,4 +469,3 @@ func appendCapped(dst, add []byte, limit int) []byte {
 func clone(b []byte) []byte { return append([]byte(nil), b...) }
 
 func (s *chatStream) onRead(ctx context.Context, r readResult) error { return s.feed(ctx, r, s) }
-func (s *chatStream) drain(ctx context.Context) error                { return s.eventRelay.drain(ctx, s) }

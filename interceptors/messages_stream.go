@@ -386,10 +386,10 @@ func (s *messagesStream) emit(ctx context.Context, f *msgFrame) error {
 		}
 	case msgBlockDelta, msgBlockStop:
 		if b != nil && b.tool {
-			switch {
-			case b.v.Decision == hooks.Block:
+			switch b.v.Decision {
+			case hooks.Block:
 				return nil // the note's text block went out in its place
-			case b.v.Decision == hooks.Rewrite:
+			case hooks.Rewrite:
 				if f.kind == msgBlockDelta {
 					return nil // the whole new input went out with the start
 				}
@@ -469,7 +469,6 @@ func (s *messagesStream) fail(code, message string, cause error) error {
 }
 
 func (s *messagesStream) onRead(ctx context.Context, r readResult) error { return s.feed(ctx, r, s) }
-func (s *messagesStream) drain(ctx context.Context) error                { return s.eventRelay.drain(ctx, s) }
 
 // holding reports a tool block still held from the client.
 func (s *messagesStream) holding() bool { return len(s.queue) > 0 }

@@ -81,7 +81,7 @@ func (rc responseChains) load(tenant, kind, id string) (chainLink, bool, error) 
 		return chainLink{}, false, err
 	}
 	raw, ok := s.Prompts[linkField]
-	rc.mem.Unlock(s) // nothing changed: nothing to save
+	_ = rc.mem.Unlock(s) // nothing changed: nothing to save, nothing to fail
 	var l chainLink
 	if !ok || json.Unmarshal([]byte(raw), &l) != nil {
 		return chainLink{}, false, nil

@@ -601,4 +601,3 @@ func (s *responsesStream) fail(code, message string, cause error) error {
 }
 
 func (s *responsesStream) onRead(ctx context.Context, r readResult) error { return s.feed(ctx, r, s) }
-func (s *responsesStream) drain(ctx context.Context) error                { return s.eventRelay.drain(ctx, s) }

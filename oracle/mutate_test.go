@@ -358,15 +358,6 @@ var classes = []mutation{
 	}},
 }
 
-func classByName(name string) (int, mutation) {
-	for i, c := range classes {
-		if c.name == name {
-			return i, c
-		}
-	}
-	panic("oracle: no mutation class " + name)
-}
-
 // editEvents applies fn to the events that carry a tool call: all of them,
 // or one, as p says. For a plain body it edits nothing.
 func editEvents(m *mutant, p *params, fn func(e *sseEvent) bool) bool {

@@ -75,10 +75,7 @@ func chatDataFrames(t *testing.T, fx fixtures.Fixture) [][]byte {
 	var out [][]byte
 	in := fx.Read(t)
 	if fx.Kind == fixtures.KindChunks {
-		for _, l := range bytes.Split(bytes.TrimRight(in, "\n"), []byte("\n")) {
-			out = append(out, l)
-		}
-		return out
+		return append(out, bytes.Split(bytes.TrimRight(in, "\n"), []byte("\n"))...)
 	}
 	p := NewSSEParser(0)
 	p.Feed(in)

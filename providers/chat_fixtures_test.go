@@ -154,13 +154,6 @@ func runChunksFixture(t *testing.T, in []byte) *streamRun {
 	return r
 }
 
-var (
-	addMul23Compact = []wantCall{
-		{wire: 0, name: "add", args: `{"a":2,"b":3}`},
-		{wire: 1, name: "multiply", args: `{"a":2,"b":3}`},
-	}
-)
-
 // chatStreamWant holds, for every chat-completions stream fixture, what was
 // read from the file by hand (jq over the data lines): the calls with their
 // ids, names and concatenated arguments, and the stream's shape.

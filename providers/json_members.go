@@ -75,19 +75,6 @@ func rawBool(raw []byte) bool {
 	return gjson.ParseBytes(raw).Bool()
 }
 
-// isNumber reports a JSON number.
-func isNumber(raw []byte) bool {
-	return len(raw) > 0 && (raw[0] == '-' || '0' <= raw[0] && raw[0] <= '9')
-}
-
-// numberInt is gjson's Result.Int of a number.
-func numberInt(raw []byte) int {
-	if n, ok := parseIndex(raw); ok {
-		return n
-	}
-	return int(gjson.ParseBytes(raw).Int())
-}
-
 // rawValueText is a value that may be a string or anything else, as the
 // views keep tool-call arguments: a string's text, any other value's raw
 // text (an object sent instead of a string holding one), "" for null or

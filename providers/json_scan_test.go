@@ -68,7 +68,7 @@ func FuzzJSONStrings(f *testing.F) {
 				t.Fatalf("unescape %s = %q, gjson %q", raw, got, want)
 			}
 		}
-		var f Field = Field{q}
+		f := Field{q}
 		if !f.Equal(back) {
 			t.Fatalf("Field.Equal")
 		}

@@ -169,7 +169,7 @@ func (p *SSEParser) Feed(b []byte) {
 		p.discarded += int64(p.evStart)
 		p.evStart = 0
 	}
-	if p.pos == len(p.buf) && !p.crPending && len(p.buf)+len(b) > p.max && bytes.IndexAny(b, "\r\n") < 0 {
+	if p.pos == len(p.buf) && !p.crPending && len(p.buf)+len(b) > p.max && !bytes.ContainsAny(b, "\r\n") {
 		// The unfinished event cannot end within this input and would
 		// pass the limit: fail now rather than grow the buffer past it. (A
 		// pending CR may still end an event: then the next call decides.)

@@ -59,7 +59,7 @@ func readBody(ctx *fasthttp.RequestCtx, limit int, budget *bodyBudget) ([]byte, 
 	for {
 		if h.buf == nil || len(*h.buf) == cap(*h.buf) {
 			if !h.grow(bound) {
-				h.Close()
+				h.release()
 				return nil, errBodyTooLarge
 			}
 		}
@@ -67,13 +67,13 @@ func readBody(ctx *fasthttp.RequestCtx, limit int, budget *bodyBudget) ([]byte, 
 		n, err := stream.Read(b[len(b):cap(b)])
 		if n > 0 {
 			if !budget.take(n) {
-				h.Close()
+				h.release()
 				return nil, errBodyBudget
 			}
 			h.held += n
 			*h.buf = b[:len(b)+n]
 			if limit > 0 && len(*h.buf) > limit {
-				h.Close()
+				h.release()
 				return nil, errBodyTooLarge
 			}
 		}
@@ -81,7 +81,7 @@ func readBody(ctx *fasthttp.RequestCtx, limit int, budget *bodyBudget) ([]byte, 
 			break
 		}
 		if err != nil {
-			h.Close()
+			h.release()
 			return nil, err
 		}
 	}
@@ -121,16 +121,21 @@ func (h *heldBody) grow(bound int) bool {
 	return true
 }
 
-// Close gives the buffer back to its pool and the bytes back to the
-// budget, once.
+// Close releases the body when fasthttp resets the request.
 func (h *heldBody) Close() error {
+	h.release()
+	return nil
+}
+
+// release gives the buffer back to its pool and the bytes back to the
+// budget, once.
+func (h *heldBody) release() {
 	if h.buf != nil {
 		putBodyBuffer(h.buf)
 		h.buf = nil
 	}
 	h.budget.give(h.held)
 	h.held = 0
-	return nil
 }
 
 // Body buffers are pooled by size class, powers of two from 512 bytes to

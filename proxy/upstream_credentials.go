@@ -58,7 +58,7 @@ func withoutCredentialParams(q []byte) ([]byte, bool) {
 // mayNameCredential is a cheap first look: a query that holds neither a
 // 'k' in any case nor a percent sign cannot name the parameter.
 func mayNameCredential(q []byte) bool {
-	return bytes.IndexAny(q, "kK%") >= 0
+	return bytes.ContainsAny(q, "kK%")
 }
 
 // pairNamesCredential reports whether one '&'-separated piece of a query

@@ -101,7 +101,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("store: unknown driver %q (want sqlite or postgres)", s.driver)
 	}
 	if err := s.migrate(ctx); err != nil {
-		s.b.close()
+		_ = s.b.close() // the migration failed; that error is the one to report
 		return nil, fmt.Errorf("store: migrate: %w", err)
 	}
 	return s, nil

@@ -107,7 +107,7 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hookgate audit: %v\n", err)
 		return 1
 	}
-	defer st.Close()
+	defer func() { _ = st.Close() }() // the store was only read
 	rows, err := st.ListExecutions(ctx, filter)
 	if err != nil {
 		fmt.Fprintf(stderr, "hookgate audit: %v\n", err)
@@ -164,7 +164,7 @@ func loadStoreConfig(path string) (*config.Config, error) {
 	if i := strings.Index(cfg.Store.DSN, unset); i >= 0 && cfg.Store.Driver == "postgres" {
 		name := cfg.Store.DSN[i+len(unset):]
 		if j := strings.IndexFunc(name, func(r rune) bool {
-			return !(r == '_' || r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z')
+			return r != '_' && (r < '0' || r > '9') && (r < 'A' || r > 'Z') && (r < 'a' || r > 'z')
 		}); j >= 0 {
 			name = name[:j]
 		}

@@ -201,7 +201,7 @@ func demoStream(client *goopenai.Client, history []goopenai.ChatCompletionMessag
 	if err != nil {
 		return "", nil, err
 	}
-	defer stream.Close()
+	defer func() { _ = stream.Close() }()
 	var text strings.Builder
 	var calls []goopenai.ToolCall
 	for {

@@ -16,7 +16,7 @@ func TestLimitRefusesOverTheBoundAndRecovers(t *testing.T) {
 		}
 		refusals.Add(1)
 	})
-	if !l.TryAcquire() || !l.TryAcquire() {
+	if first, second := l.TryAcquire(), l.TryAcquire(); !first || !second {
 		t.Fatal("two slots of two refused")
 	}
 	if l.TryAcquire() || l.Check() {

@@ -90,12 +90,12 @@ func Build(cfg *config.Config, log *slog.Logger) (*App, error) {
 	reg.MustRegister(a.reloads)
 	pol, err := compilePolicy(cfg, log, a.services)
 	if err != nil {
-		pers.Close(ctx)
+		_ = pers.Close(ctx) // the build already failed; that error is the one to report
 		return nil, err
 	}
 	if a.proxy, err = proxy.New(cfg, pol.proxyOptions(log, a.metrics, a.limits)); err != nil {
 		pol.release()
-		pers.Close(ctx)
+		_ = pers.Close(ctx) // the build already failed; that error is the one to report
 		return nil, err
 	}
 	a.current.Store(pol)

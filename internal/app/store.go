@@ -74,7 +74,7 @@ func OpenPersistence(ctx context.Context, cfg *config.Config, reg prometheus.Reg
 	}
 	audit, err := NewAuditRecorder(cfg, st, reg, log)
 	if err != nil {
-		st.Close()
+		_ = st.Close() // the recorder could not be built; that error is the one to report
 		return nil, err
 	}
 	return &Persistence{Store: st, Audit: audit, Memory: NewStoreMemory(st, cfg.Interception.SessionTTL.D(), log)}, nil

@@ -43,8 +43,8 @@ func TestStoreMemorySurvivesRestart(t *testing.T) {
 	defer m.Close()
 	s = mustLock(t, m, "sess")
 	defer m.Unlock(s)
-	r1, fired2 := s.Results["call-1"]
-	_, fired2 = s.Results["call-2"]
+	r1 := s.Results["call-1"]
+	_, fired2 := s.Results["call-2"]
 	if !s.Started || s.Context != "house rules" || !s.SubagentStarted || s.Prompts["u0"] != "prompt context" ||
 		r1 == nil || *r1 != rewritten || !fired2 || s.Results["call-2"] != nil {
 		t.Fatalf("after restart: %+v", s)
