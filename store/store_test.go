@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hookgate/hookgate/internal/testenv"
 )
 
 // pgDSNEnv names the PostgreSQL the tests use; scripts/services.sh starts
@@ -42,11 +44,11 @@ func targets(t *testing.T) []target {
 		opts.Driver, opts.Path = SQLite, filepath.Join(dir, "hookgate.db")
 		return opts
 	}}}
-	dsn := os.Getenv(pgDSNEnv)
-	if dsn == "" {
-		t.Logf("PostgreSQL skipped: %s is not set (eval \"$(scripts/services.sh)\" starts one)", pgDSNEnv)
+	if os.Getenv(pgDSNEnv) == "" && !testenv.Required() {
+		t.Logf("SKIPPED on PostgreSQL (SQLite only): %s is not set (eval \"$(scripts/services.sh)\" starts one)", pgDSNEnv)
 		return out
 	}
+	dsn := testenv.Postgres(t)
 	var once sync.Once
 	var schemaDSN string
 	out = append(out, target{name: "postgres", fill: func(t *testing.T, opts Options) Options {

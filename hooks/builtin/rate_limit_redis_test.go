@@ -3,13 +3,13 @@ package builtin
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/hookgate/hookgate/hooks"
+	"github.com/hookgate/hookgate/internal/testenv"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -18,11 +18,7 @@ import (
 // server and sets it.
 func redisAddr(t *testing.T) string {
 	t.Helper()
-	addr := os.Getenv(DefaultRedisAddrEnv)
-	if addr == "" {
-		t.Skipf("%s is not set: start Redis with `eval \"$(scripts/services.sh)\"` to run the shared rate-limit tests", DefaultRedisAddrEnv)
-	}
-	return addr
+	return testenv.Redis(t)
 }
 
 // redisPrefix is a key prefix of the test's own, removed when it ends.

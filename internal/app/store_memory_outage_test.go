@@ -16,6 +16,7 @@ import (
 
 	"github.com/hookgate/hookgate/config"
 	"github.com/hookgate/hookgate/interceptors"
+	"github.com/hookgate/hookgate/internal/testenv"
 	"github.com/hookgate/hookgate/store"
 )
 
@@ -112,10 +113,7 @@ func (p *outageProxy) start(t *testing.T) {
 // each of session_start, user_prompt_submit and post_tool_use runs exactly
 // once across the three instances, and the audit shows exactly those runs.
 func TestSessionMemoryOutageFailsClosedAcrossInstances(t *testing.T) {
-	dsn := os.Getenv("HOOKGATE_PG_DSN")
-	if dsn == "" {
-		t.Skip("PostgreSQL skipped: HOOKGATE_PG_DSN is not set (eval \"$(scripts/services.sh)\" starts one)")
-	}
+	dsn := testenv.Postgres(t)
 	u, err := url.Parse(dsn)
 	if err != nil {
 		t.Fatal(err)

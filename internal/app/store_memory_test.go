@@ -2,13 +2,13 @@ package app
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/hookgate/hookgate/config"
 	"github.com/hookgate/hookgate/interceptors"
+	"github.com/hookgate/hookgate/internal/testenv"
 	"github.com/hookgate/hookgate/store"
 )
 
@@ -52,10 +52,7 @@ func TestStoreMemorySurvivesRestart(t *testing.T) {
 }
 
 func TestStoreMemorySharedBetweenInstancesOnPostgres(t *testing.T) {
-	dsn := os.Getenv("HOOKGATE_PG_DSN")
-	if dsn == "" {
-		t.Skip("PostgreSQL skipped: HOOKGATE_PG_DSN is not set (eval \"$(scripts/services.sh)\" starts one)")
-	}
+	dsn := testenv.Postgres(t)
 	ctx := context.Background()
 	cfg := &config.Config{Store: config.Store{Driver: "postgres", DSN: dsn}}
 	a, err := OpenStore(ctx, cfg, quietLogger())
