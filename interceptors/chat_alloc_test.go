@@ -32,7 +32,7 @@ func allocsPerChunk(t *testing.T, chat *Chat, short, long [][]byte) float64 {
 	return best
 }
 
-// TestRelayAllocsPerChunk holds issue 8's target: relaying a text chunk
+// TestRelayAllocsPerChunk holds the target: relaying a text chunk
 // allocates nothing, with no hooks and with a pre_tool_use hook (the
 // answer's text is kept only when pre_response, stop or retries need it;
 // chunks are read with providers.ChatChunk). The hooked ceiling leaves
@@ -49,7 +49,7 @@ func TestRelayAllocsPerChunk(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			chat := NewChat(Options{Engine: compileHooks(t, c.hooks)})
 			per := allocsPerChunk(t, chat, textStream(100), textStream(2100))
-			t.Logf("%s: %.2f allocations per text chunk (issue 8 target 0; ceiling here %v)", c.name, per, c.max)
+			t.Logf("%s: %.2f allocations per text chunk (target 0; ceiling here %v)", c.name, per, c.max)
 			if per > c.max+0.05 {
 				t.Errorf("%.2f allocations per chunk, more than the %v measured when this test was written (target 0)", per, c.max)
 			}

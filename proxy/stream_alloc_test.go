@@ -90,7 +90,7 @@ func startHookgate(t *testing.T, upstream, hooks string) *app.App {
 	return a
 }
 
-// An idle open stream should cost hookgate under 64 KiB of heap (issue 8):
+// An idle open stream should cost hookgate under 64 KiB of heap:
 // n streams whose upstream stalls after its first event are held open
 // directly against the mock, then through hookgate; hookgate's share is
 // the difference of the two heap deltas, per stream. Goroutine stacks are

@@ -1,6 +1,6 @@
 package e2e
 
-// Helpers of the hardening suite (issue 9, RELIABILITY.md). Every test of
+// Helpers of the hardening suite (RELIABILITY.md). Every test of
 // the suite is named TestHardening... so that
 //
 //	go test -race -run Hardening ./e2e/

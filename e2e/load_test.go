@@ -1,6 +1,6 @@
 package e2e
 
-// Hardening, load (issue 9), in a form short enough for `go test -race`:
+// Hardening, load, in a form short enough for `go test -race`:
 // concurrent held streams, failing upstreams, a very long stream and a
 // slow reader keep errors at zero and memory bounded. The full-size load
 // is bench/'s business (hookgate bench).

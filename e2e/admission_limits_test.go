@@ -1,6 +1,6 @@
 package e2e
 
-// Hardening, load (issue 9): over the configured admission limits
+// Hardening, load: over the configured admission limits
 // (limits.max_concurrent_streams, max_concurrent_hooks,
 // max_pending_approvals) hookgate refuses at once, with a 503 and
 // Retry-After in the OpenAI error shape before any byte of an answer, or

@@ -1,6 +1,6 @@
 package e2e
 
-// Hardening, request smuggling (issue 9): requests whose framing two HTTP
+// Hardening, request smuggling: requests whose framing two HTTP
 // parsers could read differently are refused, and control characters in
 // client header values never reach the upstream. Sent over raw TCP, since
 // an HTTP client would not produce them.

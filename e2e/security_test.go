@@ -1,6 +1,6 @@
 package e2e
 
-// Hardening, security (issue 9): script sandbox escapes, command-hook
+// Hardening, security: script sandbox escapes, command-hook
 // injection, API keys leaking into logs, audit, metrics, error bodies or
 // hook input, the admin API's tokens, and SSRF, all through the proxy.
 

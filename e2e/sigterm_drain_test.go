@@ -1,6 +1,6 @@
 package e2e
 
-// Hardening, shutdown (issue 9): `hookgate serve` on SIGTERM stops
+// Hardening, shutdown: `hookgate serve` on SIGTERM stops
 // accepting connections, lets the streams in flight finish within its
 // grace period, and exits 0. Runs the built binary.
 

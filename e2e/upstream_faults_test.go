@@ -1,6 +1,6 @@
 package e2e
 
-// Hardening, faults (issue 9): an upstream that dies, stalls, errors or
+// Hardening, faults: an upstream that dies, stalls, errors or
 // rate-limits, and hooks that hang, crash or answer junk, never let a call
 // through, never replay a request after its first byte, and always tell
 // the client.

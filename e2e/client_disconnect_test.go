@@ -1,6 +1,6 @@
 package e2e
 
-// Hardening, client disconnects (issue 9): a client that leaves mid-stream,
+// Hardening, client disconnects: a client that leaves mid-stream,
 // or while its tool call waits for a person, cancels the upstream request
 // and every goroutine the exchange started returns (go.uber.org/goleak).
 

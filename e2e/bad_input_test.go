@@ -1,6 +1,6 @@
 package e2e
 
-// Hardening, bad input (issue 9): malformed and hostile requests and
+// Hardening, bad input: malformed and hostile requests and
 // streams end in a clear OpenAI-shaped error or a clean stream end, never a
 // panic, never a tool call that was not judged, memory bounded by the
 // configured limits.
@@ -262,7 +262,7 @@ func TestHardeningDeeplyNestedArguments(t *testing.T) {
 }
 
 // Look-alike tool names. A deny-list keyed on "^exec$" must not be dodged
-// by a name an agent may map back to exec (issue 9: compare a confusable
+// by a name an agent may map back to exec (compare a confusable
 // skeleton, or refuse non-ASCII names when the policy names only ASCII
 // ones). Which names get through is reported.
 func TestHardeningLookAlikeToolNames(t *testing.T) {

@@ -1,6 +1,6 @@
 package hooks
 
-// Hardening fuzzers (issue 9) for the decoders of what hooks answer: a
+// Hardening fuzzers for the decoders of what hooks answer: a
 // script's result and an LLM judge's verdict. The command and http
 // handlers' decoder is fuzzed in handler_command_wire_test.go.
 

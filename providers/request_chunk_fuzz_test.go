@@ -1,6 +1,6 @@
 package providers
 
-// Hardening fuzzers (issue 9): what hookgate reads out of a request or a
+// Hardening fuzzers: what hookgate reads out of a request or a
 // chunk must be what an ordinary JSON decoder reads out of the same bytes.
 // The reference decoder is encoding/json into map[string]any, which keeps
 // the LAST of repeated keys and matches keys exactly (as Python's json and
