@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"sort"
 	"strings"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	goopenai "github.com/sashabaranov/go-openai"
 	"github.com/tidwall/gjson"
 
@@ -114,16 +112,16 @@ func demo(out io.Writer, verbose bool, logOut io.Writer) error {
 	before := hookDecisions(a.Registry)
 	for i, turn := range demoTurns {
 		fmt.Fprintf(out, "\n[%d] %s\n", i+1, turn.title)
-		for _, c := range turn.answer.Tools() {
-			fmt.Fprintf(out, "    model asks:      %s %s\n", c.Name, c.Arguments)
-		}
 		mock.Enqueue(mockupstream.Stream(turn.answer.SSE(), mockupstream.Chunking{Mode: mockupstream.PerEvent, Interval: time.Millisecond}))
 		text, calls, err := demoStream(client, history)
 		if err != nil {
 			return fmt.Errorf("turn %d: %w", i+1, err)
 		}
+		for _, c := range turn.answer.Tools() {
+			fmt.Fprintf(out, "    model asks:      %-52s -> %s\n", c.Name+" "+c.Arguments, callFate(c, calls))
+		}
 		after := hookDecisions(a.Registry)
-		for _, line := range decisionDelta(before, after) {
+		for _, line := range decisionLines(before, after) {
 			fmt.Fprintf(out, "    hookgate:        %s\n", line)
 		}
 		before = after
@@ -148,44 +146,6 @@ func demo(out io.Writer, verbose bool, logOut io.Writer) error {
 	}
 	fmt.Fprintln(out, "\ndone: one destructive command blocked, one production deploy turned into a dry run, context injected into every request, the disclaimer appended.")
 	return nil
-}
-
-// hookDecisions reads hookgate_hook_decisions_total by hook and decision.
-func hookDecisions(g prometheus.Gatherer) map[string]float64 {
-	out := map[string]float64{}
-	mfs, _ := g.Gather()
-	for _, mf := range mfs {
-		if mf.GetName() != "hookgate_hook_decisions_total" {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			var hook, event, decision string
-			for _, l := range m.GetLabel() {
-				switch l.GetName() {
-				case "hook":
-					hook = l.GetValue()
-				case "event":
-					event = l.GetValue()
-				case "decision":
-					decision = l.GetValue()
-				}
-			}
-			out[fmt.Sprintf("%-20s %-15s -> %s", hook, event, decision)] = m.GetCounter().GetValue()
-		}
-	}
-	return out
-}
-
-// decisionDelta lists the hook decisions made between two readings.
-func decisionDelta(before, after map[string]float64) []string {
-	var lines []string
-	for k, v := range after {
-		if d := v - before[k]; d > 0 {
-			lines = append(lines, fmt.Sprintf("%s (x%.0f)", k, d))
-		}
-	}
-	sort.Strings(lines)
-	return lines
 }
 
 // demoStream runs one streamed chat completion and assembles it, as an

@@ -35,7 +35,12 @@ func TestDemoRunsOfflineAndExitsZero(t *testing.T) {
 		t.Fatalf("demo exited %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
 	}
 	for _, want := range []string{
-		"no-destructive-exec  pre_tool_use    -> block",
+		"no-destructive-exec  pre_tool_use   allowed 1 call, blocked 1 call",
+		"model asks:      exec {\"command\":\"rm -rf / --no-preserve-root\"}",
+		"-> blocked",
+		"read-only-deploys    pre_tool_use   rewrote 1 call",
+		"house-rules          session_start  added the session context",
+		"disclaimer           pre_response   appended its text to the final answer",
 		"agent reads:     [hookgate] tool call exec blocked by no-destructive-exec",
 		"agent receives:  exec {\"command\":\"ls -la /srv/app/build\"}",
 		"agent receives:  deploy {\"env\":\"production\",\"version\":\"1.4.2\",\"dry_run\":true}",
