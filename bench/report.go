@@ -208,7 +208,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 		}
 		fmt.Fprintln(bw)
 	}
-	fmt.Fprintf(bw, "Baseline: %s. \"added\" = target minus baseline in the same phase, per percentile; \"paired\" = median of per-round differences.\n",
+	fmt.Fprintf(bw, "Baseline: %s. \"added\" = target's percentile minus the baseline's in the same phase: two distributions' percentiles, so a difference can be negative when the baseline's tail is the noisier one; \"paired\" = median of per-round differences (the figure to quote).\n",
 		r.Settings.Targets[0])
 	desc := map[string]string{}
 	for _, s := range r.Scenarios {
