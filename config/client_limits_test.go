@@ -12,7 +12,7 @@ func TestClientBoundsHaveSafeDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	l, to := cfg.Limits, cfg.Timeouts
-	if l.MaxInflightRequestBytes != 1<<30 || l.MaxConnections != DefaultMaxConnections || l.MaxConnectionsPerClient != 0 || l.ScriptMaxMemory != 32<<20 {
+	if l.MaxInflightRequestBytes != 1<<30 || l.MaxConnections != DefaultMaxConnections || l.MaxConnectionsPerClient != 0 || l.ScriptMaxMemory != 64<<20 {
 		t.Errorf("limits %+v", l)
 	}
 	if to.ClientHeader.D() != 10*time.Second || to.ClientBodyProgress.D() != 30*time.Second ||

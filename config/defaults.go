@@ -51,10 +51,11 @@ const (
 	// DefaultMaxConnections stays below common descriptor limits.
 	DefaultMaxConnections = 10000
 	// DefaultScriptMaxMemory is what one script execution may allocate:
-	// policy scripts need kilobytes, and the smaller the budget the sooner
-	// a memory bomb is caught, before its copies stall the process and
-	// scripts beside it (hooks/script_memory.go).
-	DefaultScriptMaxMemory = 32 << 20
+	// policy scripts need kilobytes. The watchdog sees the process heap
+	// (hooks/script_memory.go): a smaller budget catches a bomb sooner, a
+	// larger one charges a stalled benign script less of a busy process's
+	// garbage.
+	DefaultScriptMaxMemory = 64 << 20
 )
 
 func applyDefaults(c *Config) {

@@ -73,8 +73,15 @@ func TestHardeningConcurrentHeldStreams(t *testing.T) {
 	if testing.Short() {
 		workers, dur = 50, 3*time.Second
 	}
+	// The script memory budget is set far above the default: this test is
+	// about held streams, and under the race detector, with 200 streams
+	// and other suites on 2 cores, a script stalled for a while is charged
+	// with the garbage of a live heap of hundreds of MiB (the watchdog sees
+	// the process heap; hooks/script_memory.go, README "Handler kinds").
 	s := startStack(t, `timeouts:
   heartbeat: 100ms
+limits:
+  script_max_memory: 1GiB
 hooks:
   - id: judge
     event: pre_tool_use

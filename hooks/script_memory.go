@@ -67,7 +67,7 @@ import (
 const (
 	// DefaultScriptMaxMemory is the budget of a script execution when the
 	// wiring sets none (config's limits.script_max_memory default).
-	DefaultScriptMaxMemory = 32 << 20
+	DefaultScriptMaxMemory = 64 << 20
 	// minScriptMaxMemory is the smallest budget a hook may ask for: below
 	// it, the heap's ordinary noise would interrupt any script.
 	minScriptMaxMemory = 1 << 20

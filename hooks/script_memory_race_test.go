@@ -4,7 +4,7 @@ package hooks
 
 // bombBesideBenignLimit is the script memory limit of the bomb-beside-
 // benign-scripts test. Under the race detector a native copy of a 128 MiB
-// string (the bomb's last step over a 64 MiB budget) is instrumented
+// string (the bomb's last step over the 64 MiB default) is instrumented
 // byte range by byte range and takes seconds on a loaded machine, during
 // which the garbage collector cannot stop the world and the whole process
 // stalls: a stall that only the race build has. A lower limit keeps the

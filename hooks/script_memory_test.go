@@ -134,7 +134,7 @@ func TestScriptMemoryBombBlockedWithinBudget(t *testing.T) {
 		t.Errorf("answered after %s, past the %s deadline", took, timeout)
 	}
 	if grew > 512<<20 {
-		t.Errorf("heap grew by %d MiB, want a bound near the 32 MiB budget (well under 1 GB)", grew>>20)
+		t.Errorf("heap grew by %d MiB, want a bound near the 64 MiB budget (well under 1 GB)", grew>>20)
 	}
 	xs := rec.executions()
 	if len(xs) != 1 {
@@ -244,9 +244,9 @@ func TestScriptMaxMemory(t *testing.T) {
 		{name: "default limit", want: DefaultScriptMaxMemory},
 		{name: "operator limit", limit: 32 << 20, want: 32 << 20},
 		{name: "lower asked", limit: 32 << 20, maxMemory: "16MiB", want: 16 << 20},
-		{name: "equal asked", maxMemory: "32MiB", want: 32 << 20},
+		{name: "equal asked", maxMemory: "64MiB", want: 64 << 20},
 		{name: "decimal unit", maxMemory: "20MB", want: 20e6},
-		{name: "higher asked by a tenant", maxMemory: "33MiB", err: "exceeds limits.script_max_memory (32 MiB)"},
+		{name: "higher asked by a tenant", maxMemory: "65MiB", err: "exceeds limits.script_max_memory (64 MiB)"},
 		{name: "higher asked by the operator", trusted: true, limit: 32 << 20, maxMemory: "1GiB", err: "exceeds limits.script_max_memory (32 MiB)"},
 		{name: "too small", maxMemory: "512KiB", err: "below the smallest budget"},
 		{name: "junk", maxMemory: "lots", err: "invalid size"},
