@@ -14,8 +14,8 @@ import (
 // with StreamRequestBody, and readBody reads the body from its stream into
 // a buffer that grows as bytes arrive. fasthttp's own reading sizes the
 // buffer from Content-Length before a byte of the body has come, so a
-// client announcing 32 MiB and sending one byte held 32 MiB. Content-Length
-// is now only an upper bound: the buffer never grows past it, nor past
+// client announcing 32 MiB and sending one byte would hold 32 MiB.
+// Content-Length is only an upper bound: the buffer never grows past it, nor past
 // twice what has arrived. (fasthttp still reads the first 8 KiB of a body,
 // at most, into its own pooled buffer before the handler runs.)
 
