@@ -303,14 +303,7 @@ func (r *ExhaustReport) WriteSummary(w io.Writer) error {
 	}
 	fmt.Fprintf(bw, "added p99           unloaded %s, under attack %s: %.1f× (target within %g×, unloaded counted as at least %s)\n",
 		fmtUS(r.AddedP99Unloaded), fmtUS(r.AddedP99Loaded), r.P99Ratio, s.P99Factor, s.P99Floor)
-	if r.Pass {
-		fmt.Fprintln(bw, "\nPASS")
-	} else {
-		fmt.Fprintln(bw, "\nFAIL")
-		for _, f := range r.Failures {
-			fmt.Fprintf(bw, "  %s\n", f)
-		}
-	}
+	writeVerdict(bw, r.Pass, r.Failures)
 	return bw.Flush()
 }
 

@@ -47,14 +47,7 @@ func (r *SoakReport) WriteSummary(w io.Writer) error {
 		fmt.Fprintf(bw, "  back to baseline  %.2f s after the load\n", g.SettledSeconds)
 	}
 	fmt.Fprintf(bw, "CPU                 %.1f s in %.1f s: %.2f cores\n", r.CPUSeconds, r.LoadSeconds, r.CPUCores)
-	if r.Pass {
-		fmt.Fprintln(bw, "\nPASS")
-	} else {
-		fmt.Fprintln(bw, "\nFAIL")
-		for _, f := range r.Failures {
-			fmt.Fprintf(bw, "  %s\n", f)
-		}
-	}
+	writeVerdict(bw, r.Pass, r.Failures)
 	return bw.Flush()
 }
 
@@ -62,6 +55,18 @@ func (r *SoakReport) WriteSummary(w io.Writer) error {
 // (e.g. 20260102-150405-hgsoak.json), and returns the path.
 func (r *SoakReport) WriteFile(dir string) (string, error) {
 	return writeResultJSON(dir, r.Started, r.Tool, r)
+}
+
+// writeVerdict ends a report: PASS, or FAIL and each failure on a line.
+func writeVerdict(w io.Writer, pass bool, failures []string) {
+	if pass {
+		fmt.Fprintln(w, "\nPASS")
+		return
+	}
+	fmt.Fprintln(w, "\nFAIL")
+	for _, f := range failures {
+		fmt.Fprintf(w, "  %s\n", f)
+	}
 }
 
 // writeResultJSON writes v as indented JSON into dir, named by the run's
