@@ -11,10 +11,11 @@ import (
 )
 
 // finishPlain applies the hooks to a non-streamed Messages response: the
-// tool_use blocks judged concurrently, a blocked one replaced by a text
-// block with the note, a rewritten one given its new input, stop_reason
-// end_turn when every one was blocked, and pre_response's text appended as
-// a text block to a final answer.
+// tool_use blocks judged concurrently, a blocked one removed, a rewritten
+// one given its new input, stop_reason end_turn when every one was
+// blocked; the notes of the blocked calls and pre_response's text (for a
+// final answer) join the last text block, or make one text block at the
+// end when the answer has none (answer_join.go).
 func (x *messagesExchange) finishPlain(ctx context.Context, body []byte) ([]byte, error) {
 	resp, err := providers.ParseMessagesResponse(body)
 	if err != nil {
@@ -29,52 +30,63 @@ func (x *messagesExchange) finishPlain(ctx context.Context, body []byte) ([]byte
 	x.hookTime += time.Since(started)
 
 	out := body
-	notes := map[int]string{}
+	var added answerAdditions
+	var removed []int
 	for i, tu := range uses {
 		v := verdicts[i]
 		x.countToolCall(tu.Name, v.Decision)
 		switch v.Decision {
 		case hooks.Block:
-			notes[tu.Pos] = blockNote(x.m.loop.opts.BlockTemplate, tu.Name, v.HookID, v.Reason)
-			out, err = providers.ReplaceMessagesBlockWithText(out, tu.Pos, notes[tu.Pos])
+			added.note(blockNote(x.m.loop.opts.BlockTemplate, tu.Name, v.HookID, v.Reason))
+			removed = append(removed, tu.Pos)
 		case hooks.Rewrite:
-			out, err = providers.SetMessagesToolInput(out, tu.Pos, v.Arguments)
-		}
-		if err != nil {
-			return nil, editFailed(err)
-		}
-	}
-	if len(notes) > 0 && len(notes) == len(uses) && resp.StopReason == "tool_use" {
-		if out, err = providers.SetMessagesResponseStopReason(out, "end_turn"); err != nil {
-			return nil, editFailed(err)
-		}
-	}
-	// The answer is the text the agent is shown, notes included.
-	var answer []byte
-	for _, c := range resp.Content {
-		if note, ok := notes[c.Pos]; ok {
-			answer = append(answer, note...)
-		} else if c.Type == "text" {
-			answer = append(answer, c.Text...)
-		}
-	}
-	final := len(uses) == len(notes)
-	if final || x.m.loop.opts.PreResponseOnToolCalls {
-		text, err := x.m.loop.preResponse(ctx, &x.exchangeState, string(answer))
-		if err != nil {
-			return nil, err
-		}
-		if text != "" {
-			if len(answer) > 0 {
-				text = "\n\n" + text
-			}
-			if out, err = providers.AppendMessagesText(out, text); err != nil {
+			if out, err = providers.SetMessagesToolInput(out, tu.Pos, v.Arguments); err != nil {
 				return nil, editFailed(err)
 			}
 		}
 	}
+	if len(removed) > 0 {
+		if out, err = providers.RemoveMessagesBlocks(out, removed...); err != nil {
+			return nil, editFailed(err)
+		}
+	}
+	if len(removed) > 0 && len(removed) == len(uses) && resp.StopReason == "tool_use" {
+		if out, err = providers.SetMessagesResponseStopReason(out, "end_turn"); err != nil {
+			return nil, editFailed(err)
+		}
+	}
+	// The last text block, where it sits once the blocked calls are gone.
+	last, lastPos := -1, -1
+	for _, c := range resp.Content {
+		if c.Type == "text" {
+			last = c.Pos
+		}
+	}
+	if last >= 0 {
+		lastPos = last
+		for _, p := range removed {
+			if p < last {
+				lastPos--
+			}
+		}
+	}
+	final := len(uses) == len(removed)
+	shown, disclaimer, err := x.m.loop.settleAnswer(ctx, &x.exchangeState, &added, []byte(resp.Text()), final)
+	if err != nil {
+		return nil, err
+	}
+	if text := added.joined(disclaimer, last >= 0 && resp.Content[last].Text != ""); text != "" {
+		if lastPos >= 0 {
+			out, err = providers.AppendToMessagesTextBlock(out, lastPos, text)
+		} else {
+			out, err = providers.AppendMessagesText(out, text)
+		}
+		if err != nil {
+			return nil, editFailed(err)
+		}
+	}
 	if final {
-		x.m.loop.answered(ctx, x.id, string(answer))
+		x.m.loop.answered(ctx, x.id, string(shown))
 	}
 	return out, nil
 }

@@ -26,12 +26,19 @@ import (
 //
 // A judged block goes out as the bytes that came when it is allowed
 // unchanged; rewritten, as a start, one input_json_delta carrying the
-// whole new input, and a stop, all encoded by hookgate; blocked, as a text
-// block with the note, at its index. Indices stay contiguous: a block's index is the
-// number of blocks written before it, and an event whose block moved is
-// re-encoded. message_delta's stop_reason turns from tool_use to end_turn
-// when every tool_use was blocked, and pre_response's text is one more
-// text block before it. A stream is complete only with message_stop (or
+// whole new input, and a stop, all encoded by hookgate; blocked, not at
+// all: its note joins the answer's last text. Indices stay contiguous: a
+// block's index is the number of blocks written before it, and an event
+// whose block moved is re-encoded.
+//
+// The content_block_stop of a text block (and whatever follows it) waits
+// until the next block is written or the message ends, since only then is
+// it known to be the last text: at message_delta the notes and
+// pre_response's text go into that block as one more text_delta before its
+// stop (answer_join.go), or, when the answer has no text block open, into
+// one text block of their own. Text deltas themselves are never delayed.
+// message_delta's stop_reason turns from tool_use to end_turn when every
+// tool_use was blocked. A stream is complete only with message_stop (or
 // the upstream's own error event); anything else ends in an error event.
 type messagesStream struct {
 	eventRelay
@@ -49,8 +56,14 @@ type messagesStream struct {
 
 	messageID string
 	text      []byte // the text the client was shown: upstream text and notes
-	started   bool   // message_start was seen
-	terminal  bool   // message_stop, or the upstream's error event, was seen
+	added     answerAdditions
+	// tail is the text block whose content_block_stop waits (nil when
+	// none), tailOut what was to be written from that stop on.
+	tail     *msgBlock
+	tailOut  []byte
+	settled  bool // the notes and pre_response's text have gone out
+	started  bool // message_start was seen
+	terminal bool // message_stop, or the upstream's error event, was seen
 }
 
 // msgKind is what an event does to the message.
@@ -63,6 +76,7 @@ const (
 	msgBlockStop
 	msgDelta
 	msgStop
+	msgError // the upstream's error event
 )
 
 // msgFrame is an event on its way to the client.
@@ -77,6 +91,8 @@ type msgFrame struct {
 type msgBlock struct {
 	up, out    int // the upstream's index, and the client's (-1 until written)
 	tool       bool
+	text       bool // a text block
+	spoke      bool // a text block some text_delta gave text
 	id, name   string
 	startInput []byte // content_block_start's input ({} in streams)
 	input      []byte // the input_json_delta fragments, decoded and joined
@@ -136,6 +152,9 @@ func (s *messagesStream) finish(ctx context.Context) error {
 	if err := s.flush(ctx); err != nil {
 		return err
 	}
+	if err := s.releaseTail(); err != nil {
+		return err
+	}
 	return s.writeTail()
 }
 
@@ -184,6 +203,7 @@ func (s *messagesStream) onFrame(ctx context.Context, f *providers.SSEFrame) err
 		b := &msgBlock{up: ev.Index, out: -1}
 		s.blocks = append(s.blocks, b)
 		if !ev.Block.Type.Equal("tool_use") {
+			b.text = ev.Block.Type.Equal("text")
 			return s.pass(ctx, f, msgBlockStart, b)
 		}
 		if limit := s.maxCalls(); s.toolUses >= limit {
@@ -207,10 +227,15 @@ func (s *messagesStream) onFrame(ctx context.Context, f *providers.SSEFrame) err
 			return s.fail("invalid_tool_call", "the upstream sent a content_block_delta for a block it never started", errStrayDelta)
 		}
 		if !b.tool {
-			if ev.Delta.Type.Equal("text_delta") && len(s.text) < maxAnswerText {
-				s.text = ev.Delta.Text.AppendText(s.text)
-				if len(s.text) > maxAnswerText {
-					s.text = s.text[:maxAnswerText]
+			if ev.Delta.Type.Equal("text_delta") {
+				if !b.spoke && ev.Delta.Text.NonEmpty() {
+					b.spoke = true
+				}
+				if len(s.text) < maxAnswerText {
+					s.text = ev.Delta.Text.AppendText(s.text)
+					if len(s.text) > maxAnswerText {
+						s.text = s.text[:maxAnswerText]
+					}
 				}
 			}
 			return s.pass(ctx, f, msgBlockDelta, b)
@@ -266,7 +291,7 @@ func (s *messagesStream) onError(ctx context.Context, f *providers.SSEFrame) err
 			b.abandoned = true
 		}
 	}
-	return s.pass(ctx, f, msgOther, nil)
+	return s.pass(ctx, f, msgError, nil)
 }
 
 // pass writes an event at once when nothing is held, else queues it.
@@ -363,18 +388,25 @@ func (s *messagesStream) emit(ctx context.Context, f *msgFrame) error {
 	}
 	switch f.kind {
 	case msgBlockStart:
-		b.out = s.nextOut
-		s.nextOut++
 		if b.tool {
 			b.emitted = true
 			s.x.held(-1)
 			s.x.countToolCall(b.name, b.v.Decision)
 			if b.v.Decision == hooks.Block {
+				// Not written: its note joins the answer's last text.
 				s.blocked++
-				note := blockNote(s.x.m.loop.opts.BlockTemplate, b.name, b.v.HookID, b.v.Reason)
-				s.text = appendCapped(s.text, []byte(note), maxAnswerText)
-				return s.write(providers.AppendMessagesTextBlockEvents(nil, b.out, note))
+				s.added.note(blockNote(s.x.m.loop.opts.BlockTemplate, b.name, b.v.HookID, b.v.Reason))
+				return nil
 			}
+		}
+		// Another block follows the held text block: that one was not the
+		// last, and its stop goes out as it came.
+		if err := s.releaseTail(); err != nil {
+			return err
+		}
+		b.out = s.nextOut
+		s.nextOut++
+		if b.tool {
 			s.survived++
 			if b.v.Decision == hooks.Rewrite {
 				// Encoded from hookgate's reading, not patched into the
@@ -396,9 +428,28 @@ func (s *messagesStream) emit(ctx context.Context, f *msgFrame) error {
 				return s.write(providers.AppendMessagesBlockStopEvent(nil, b.out))
 			}
 		}
+		if f.kind == msgBlockStop && b != nil && b.text && s.tail == nil {
+			// Perhaps the answer's last text: its stop waits.
+			s.tail = b
+		}
 	case msgDelta:
 		return s.emitMessageDelta(ctx, f)
+	case msgError:
+		if err := s.releaseTail(); err != nil {
+			return err
+		}
+		return s.write(f.raw)
 	case msgStop:
+		if !s.settled {
+			// A message that never sent message_delta: the notes still
+			// go out, pre_response does not run.
+			if err := s.settle(ctx, false); err != nil {
+				return err
+			}
+		}
+		if err := s.releaseTail(); err != nil {
+			return err
+		}
 		if err := s.write(f.raw); err != nil {
 			return err
 		}
@@ -416,36 +467,83 @@ func (s *messagesStream) emit(ctx context.Context, f *msgFrame) error {
 func (s *messagesStream) writeEvent(f *msgFrame) error {
 	b := f.block
 	if b == nil || b.out < 0 || b.out == b.up {
-		return s.write(f.raw)
+		return s.put(f.raw)
 	}
 	data, err := providers.SetMessagesEventIndex(f.data, b.out)
 	if err != nil {
 		return s.fail("hookgate_error", "hookgate could not renumber a content block", err)
 	}
-	return s.write(providers.FrameMessagesEvent(providers.ContentBlockDelta, data))
+	return s.put(providers.FrameMessagesEvent(providers.ContentBlockDelta, data))
+}
+
+// put writes an event, or keeps a copy of it behind the held stop of the
+// last text block.
+func (s *messagesStream) put(b []byte) error {
+	if s.tail != nil {
+		s.tailOut = append(s.tailOut, b...)
+		return nil
+	}
+	return s.write(b)
+}
+
+// releaseTail writes the held stop of a text block, and what came after
+// it, as they came: the block was not the answer's last text.
+func (s *messagesStream) releaseTail() error {
+	if s.tail == nil {
+		return nil
+	}
+	s.tail = nil
+	out := s.tailOut
+	s.tailOut = nil
+	return s.write(out)
+}
+
+// settle ends the answer's text: the notes of the blocked calls, and
+// pre_response's text when disclaim (for a final answer, or every answer
+// under pre_response_on_tool_calls), join the held last text block as one
+// more text_delta before its stop, or, when no text block is held, go out
+// as one text block of their own.
+func (s *messagesStream) settle(ctx context.Context, disclaim bool) error {
+	s.settled = true
+	shown, disclaimer, err := s.x.m.loop.settleAnswer(ctx, &s.x.exchangeState, &s.added, s.text, disclaim && s.final)
+	if err != nil {
+		return s.fail("hook_failed", err.Error(), errHookFailed)
+	}
+	s.text = shown
+	tail := s.tail
+	text := s.added.joined(disclaimer, tail != nil && tail.spoke)
+	if text == "" {
+		return s.releaseTail()
+	}
+	if disclaimer != "" {
+		if len(s.text) > 0 {
+			s.text = appendCapped(s.text, []byte("\n\n"), maxAnswerText)
+		}
+		s.text = appendCapped(s.text, []byte(disclaimer), maxAnswerText)
+	}
+	if tail == nil {
+		out := providers.AppendMessagesTextBlockEvents(nil, s.nextOut, text)
+		s.nextOut++
+		return s.write(out)
+	}
+	if err := s.write(providers.AppendMessagesTextDeltaEvent(nil, tail.out, text)); err != nil {
+		return err
+	}
+	return s.releaseTail()
 }
 
 // emitMessageDelta writes the message's closing delta once every block is
-// out: first pre_response's text block for a final answer, then the delta
-// itself, with stop_reason end_turn when every tool_use was blocked.
+// out: first the answer's end (settle), then the delta itself, with
+// stop_reason end_turn when every tool_use was blocked.
 func (s *messagesStream) emitMessageDelta(ctx context.Context, f *msgFrame) error {
-	opts := &s.x.m.loop.opts
 	s.final = s.survived == 0
-	if s.final || opts.PreResponseOnToolCalls {
-		text, err := s.x.m.loop.preResponse(ctx, &s.x.exchangeState, string(s.text))
-		if err != nil {
-			return s.fail("hook_failed", err.Error(), errHookFailed)
+	if !s.settled {
+		if err := s.settle(ctx, true); err != nil {
+			return err
 		}
-		if text != "" {
-			if len(s.text) > 0 {
-				text = "\n\n" + text
-			}
-			s.text = appendCapped(s.text, []byte(text), maxAnswerText)
-			if err := s.write(providers.AppendMessagesTextBlockEvents(nil, s.nextOut, text)); err != nil {
-				return err
-			}
-			s.nextOut++
-		}
+	}
+	if err := s.releaseTail(); err != nil {
+		return err
 	}
 	if s.toolUses == 0 || s.blocked < s.toolUses || gjson.GetBytes(f.data, "delta.stop_reason").String() != "tool_use" {
 		return s.write(f.raw)

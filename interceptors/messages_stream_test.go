@@ -205,21 +205,32 @@ func TestMessagesStreamsUnderABlockingHook(t *testing.T) {
 			t.Fatalf("%s: %v", f.Rel, err)
 		}
 		got := readMessageStream(t, out)
-		if len(got.toolUses()) != 0 || got.StopReason != "end_turn" || !got.Stopped || len(got.Blocks) != len(want.Blocks) {
+		if len(got.toolUses()) != 0 || got.StopReason != "end_turn" || !got.Stopped {
 			t.Fatalf("%s: blocks %+v stop %q\n%s", f.Rel, got.Blocks, got.StopReason, out)
 		}
-		for i, b := range want.Blocks {
-			g := got.Blocks[i]
+		// The blocked calls are gone and their notes join the last text
+		// block (one text block of their own when the last block is not
+		// text); every other block is as it came.
+		var kept []seenBlock
+		var notes []string
+		for _, b := range want.Blocks {
 			if b.Type == "tool_use" {
-				note := "[hookgate] tool call " + b.Name + " blocked by block-all: no tools today"
-				if g.Type != "text" || g.Text != note || !g.Closed {
-					t.Errorf("%s: block %d: %+v, want the note %q", f.Rel, i, g, note)
-				}
+				notes = append(notes, "[hookgate] tool call "+b.Name+" blocked by block-all: no tools today")
 				continue
 			}
-			if !reflect.DeepEqual(g, b) {
-				t.Errorf("%s: block %d changed: %+v, want %+v", f.Rel, i, g, b)
+			kept = append(kept, b)
+		}
+		note := strings.Join(notes, "\n")
+		if n := len(kept); n > 0 && kept[n-1].Type == "text" {
+			if kept[n-1].Text != "" {
+				note = "\n\n" + note
 			}
+			kept[n-1].Text += note
+		} else {
+			kept = append(kept, seenBlock{Type: "text", Text: note, Closed: true})
+		}
+		if !reflect.DeepEqual(got.Blocks, kept) {
+			t.Errorf("%s: blocks %+v, want %+v", f.Rel, got.Blocks, kept)
 		}
 		// Thinking and its signature pass untouched, bytes and all.
 		if i := bytes.Index(in, []byte(`"signature_delta"`)); i > 0 {
@@ -332,14 +343,18 @@ func TestMessagesMixedBlocksKeepIndicesContiguous(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := readMessageStream(t, out)
-	if len(got.Blocks) != 3 || got.Blocks[1].Text != "[hookgate] tool call exec blocked by no-rm: no rm" || got.Blocks[2].Input != `{"command":"ls"}` || got.Blocks[2].ID != "toolu_ls" {
+	// The blocked call leaves no block; the allowed one takes index 1.
+	// The text block closed before it, so the note comes at the end, in a
+	// text block of its own.
+	if len(got.Blocks) != 3 || got.Blocks[0].Text != "On it." || got.Blocks[1].Input != `{"command":"ls"}` || got.Blocks[1].ID != "toolu_ls" ||
+		got.Blocks[2].Text != "[hookgate] tool call exec blocked by no-rm: no rm" {
 		t.Fatalf("blocks %+v\n%s", got.Blocks, out)
 	}
 	if got.StopReason != "tool_use" || strings.Contains(string(out), "rm -rf") {
 		t.Fatalf("a call survives, so stop_reason stays tool_use; the blocked input never shows:\n%s", out)
 	}
-	// The allowed call went out as it came.
-	for _, ev := range msgToolBlock(2, "toolu_ls", "exec", `{"command":"ls"}`) {
+	// The allowed call went out as it came, renumbered only.
+	for _, ev := range msgToolBlock(1, "toolu_ls", "exec", `{"command":"ls"}`) {
 		if !bytes.Contains(out, []byte("data: "+ev+"\n\n")) {
 			t.Errorf("the allowed block's event %s was changed", ev)
 		}
@@ -435,7 +450,7 @@ const msgDisclaimer = `
   handler: {type: script, source: 'function handle(e) { return {decision: "allow", additionalContext: "Not advice."}; }'}
 `
 
-func TestMessagesPreResponseAppendsATextBlockToFinalAnswers(t *testing.T) {
+func TestMessagesPreResponseJoinsTheLastTextBlockOfFinalAnswers(t *testing.T) {
 	e := engineFor(t, msgDisclaimer)
 	answer := msgSSE(msgJoin([]string{evStart}, msgTextBlock(0, "Buy."), []string{evEndTurn, evMsgStop})...)
 	out, err := relayMessages(t, Options{Engine: e}, strings.NewReader(answer))
@@ -443,7 +458,7 @@ func TestMessagesPreResponseAppendsATextBlockToFinalAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := readMessageStream(t, out)
-	if got.text() != "Buy.\n\nNot advice." || len(got.Blocks) != 2 || got.StopReason != "end_turn" || !got.Stopped {
+	if got.text() != "Buy.\n\nNot advice." || len(got.Blocks) != 1 || got.StopReason != "end_turn" || !got.Stopped {
 		t.Fatalf("%+v\n%s", got, out)
 	}
 	withCall := msgSSE(msgJoin([]string{evStart}, msgTextBlock(0, "Buy."), msgToolBlock(1, "t", "f", "{}"), []string{evMsgDelta, evMsgStop})...)
@@ -471,8 +486,8 @@ func TestMessagesPlainResponses(t *testing.T) {
 		t.Fatalf("allowed: %s", out)
 	}
 	blocked, _ := providers.ParseMessagesResponse(plain(msgBlockTools, body))
-	if blocked.StopReason != "end_turn" || len(blocked.ToolUses()) != 0 || len(blocked.Content) != 3 ||
-		blocked.Content[2].Text != "[hookgate] tool call multiply blocked by block-all: no tools today" {
+	if blocked.StopReason != "end_turn" || len(blocked.ToolUses()) != 0 || len(blocked.Content) != 1 ||
+		blocked.Content[0].Text != "I'll add and multiply the numbers 2 and 3 for you.\n\n[hookgate] tool call add blocked by block-all: no tools today\n[hookgate] tool call multiply blocked by block-all: no tools today" {
 		t.Fatalf("blocked: %+v", blocked)
 	}
 	stamped, _ := providers.ParseMessagesResponse(plain(msgStampTools, body))

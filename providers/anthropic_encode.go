@@ -39,14 +39,21 @@ func AppendMessagesTextBlockEvents(dst []byte, index int, text string) []byte {
 	p = append(p, `,"content_block":{"type":"text","text":""}}`...)
 	dst = AppendMessagesEvent(dst, ContentBlockStart, p)
 
-	p = append(p[:0], `{"type":"content_block_delta","index":`...)
+	dst = AppendMessagesTextDeltaEvent(dst, index, text)
+	return AppendMessagesBlockStopEvent(dst, index)
+}
+
+// AppendMessagesTextDeltaEvent appends a content_block_delta whose
+// text_delta carries text, for the text block at the given index: how
+// hookgate adds its notes to the end of a text block the upstream wrote.
+func AppendMessagesTextDeltaEvent(dst []byte, index int, text string) []byte {
+	p := make([]byte, 0, 80+len(text))
+	p = append(p, `{"type":"content_block_delta","index":`...)
 	p = strconv.AppendInt(p, int64(index), 10)
 	p = append(p, `,"delta":{"type":"text_delta","text":`...)
 	p = appendQuoted(p, text)
 	p = append(p, "}}"...)
-	dst = AppendMessagesEvent(dst, ContentBlockDelta, p)
-
-	return AppendMessagesBlockStopEvent(dst, index)
+	return AppendMessagesEvent(dst, ContentBlockDelta, p)
 }
 
 // AppendMessagesBlockStopEvent appends a content_block_stop for the index.

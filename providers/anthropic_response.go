@@ -185,6 +185,27 @@ func AppendMessagesText(body []byte, text string) ([]byte, error) {
 	return detach(out, body), nil
 }
 
+// AppendToMessagesTextBlock returns a copy of body in which the text block
+// at pos ends with text: how hookgate adds its notes to the answer's last
+// text. It fails with ErrNotFound when the block at pos is not a text
+// block with a string text.
+func AppendToMessagesTextBlock(body []byte, pos int, text string) ([]byte, error) {
+	const what = "append to text block"
+	p, err := contentBlockPath(body, pos, what)
+	if err != nil {
+		return nil, err
+	}
+	block := gjson.GetBytes(body, p)
+	if block.Get("type").String() != "text" || block.Get("text").Type != gjson.String {
+		return nil, fmt.Errorf("%s: content block %d is not a text block: %w", what, pos, ErrNotFound)
+	}
+	out, err := setRaw(body, p+".text", appendQuoted(nil, block.Get("text").Str+text))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return detach(out, body), nil
+}
+
 // SetMessagesResponseStopReason returns a copy of body with stop_reason set
 // to reason (null when reason is "").
 func SetMessagesResponseStopReason(body []byte, reason string) ([]byte, error) {
