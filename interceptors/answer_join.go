@@ -62,13 +62,14 @@ func (a *answerAdditions) joined(disclaimer string, afterText bool) string {
 }
 
 // settleAnswer is the end of an answer every route shares: the notes join
-// the text the agent was shown, and, for a final answer (or every answer,
-// under pre_response_on_tool_calls), pre_response runs on it. It returns
-// the text shown with the notes, and pre_response's text ("" when none or
-// when it did not run).
-func (c *Chat) settleAnswer(ctx context.Context, x *exchangeState, add *answerAdditions, shown []byte, final bool) ([]byte, string, error) {
+// the text the agent was shown, and, where the answer may carry one
+// (mayDisclaim: it ended as an answer, not in a failure) and is final (or
+// for every answer, under pre_response_on_tool_calls), pre_response runs
+// on it. It returns the text shown with the notes, and pre_response's
+// text ("" when none or when it did not run).
+func (c *Chat) settleAnswer(ctx context.Context, x *exchangeState, add *answerAdditions, shown []byte, final, mayDisclaim bool) ([]byte, string, error) {
 	shown = add.shownWithNotes(shown)
-	if !final && !c.opts.PreResponseOnToolCalls {
+	if !mayDisclaim || !final && !c.opts.PreResponseOnToolCalls {
 		return shown, "", nil
 	}
 	disclaimer, err := c.preResponse(ctx, x, string(shown))

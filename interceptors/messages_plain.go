@@ -71,7 +71,7 @@ func (x *messagesExchange) finishPlain(ctx context.Context, body []byte) ([]byte
 		}
 	}
 	final := len(uses) == len(removed)
-	shown, disclaimer, err := x.m.loop.settleAnswer(ctx, &x.exchangeState, &added, []byte(resp.Text()), final)
+	shown, disclaimer, err := x.m.loop.settleAnswer(ctx, &x.exchangeState, &added, []byte(resp.Text()), final, true)
 	if err != nil {
 		return nil, err
 	}

@@ -505,7 +505,7 @@ func (s *messagesStream) releaseTail() error {
 // as one text block of their own.
 func (s *messagesStream) settle(ctx context.Context, disclaim bool) error {
 	s.settled = true
-	shown, disclaimer, err := s.x.m.loop.settleAnswer(ctx, &s.x.exchangeState, &s.added, s.text, disclaim && s.final)
+	shown, disclaimer, err := s.x.m.loop.settleAnswer(ctx, &s.x.exchangeState, &s.added, s.text, s.final, disclaim)
 	if err != nil {
 		return s.fail("hook_failed", err.Error(), errHookFailed)
 	}

@@ -57,8 +57,10 @@ func TestResponsesMixedBatchInOrder(t *testing.T) {
 	if !strings.Contains(out, `"delta":"{\"path\":\"README.md\"}","item_id":"fc_2"`) {
 		t.Errorf("the allowed call was re-encoded:\n%s", out)
 	}
+	// The blocked call leaves no item; the answer has no text, so its note
+	// comes in a message item of its own, at the end.
 	final := v.Final.Get("output").Array()
-	if len(final) != 3 || final[1].Get("type").Str != "message" || final[1].Get("content.0.text").Str != strings.TrimPrefix(noteOf(v.Text), "\n") {
+	if len(final) != 3 || final[2].Get("type").Str != "message" || final[2].Get("content.0.text").Str != noteOf(v.Text) || final[1].Get("call_id").Str != "call_C" {
 		t.Errorf("final output %s", v.Final.Get("output").Raw)
 	}
 }
@@ -146,8 +148,9 @@ data: {"type":"response.completed","response":{"id":"resp_u","output":[{"id":"fc
 	if err != nil {
 		t.Fatal(err)
 	}
-	final := viewOf(t, out).Final.Get("output").Array()
-	if len(final) != 1 || final[0].Get("type").Str != "message" || !strings.Contains(final[0].Raw, "destructive") {
+	v := viewOf(t, out)
+	final := v.Final.Get("output").Array()
+	if len(final) != 1 || final[0].Get("type").Str != "message" || !strings.Contains(final[0].Raw, "destructive") || !strings.Contains(v.Text, "destructive") || !contiguous(v.Seqs) {
 		t.Fatalf("final output %s", out)
 	}
 }
@@ -213,7 +216,7 @@ const disclaimerHook = `
   handler: {type: script, source: 'function handle(e) { return {decision: "allow", additionalContext: "Not advice."}; }'}
 `
 
-func TestResponsesPreResponseAppendsAMessageItem(t *testing.T) {
+func TestResponsesPreResponseJoinsTheLastMessageItem(t *testing.T) {
 	r := NewResponses(Options{Engine: engineFor(t, disclaimerHook)})
 	stream := responsesStreams(t)["lmstudio/responses-tool-call.chunks.jsonl"]
 	// With a call the answer is not final: nothing is appended.
@@ -239,15 +242,15 @@ data: {"type":"response.completed","response":{"id":"resp_d","output":[{"id":"ms
 		t.Fatal(err)
 	}
 	v := viewOf(t, out)
-	if v.Text != "Buy low.\n\nNot advice." || !contiguous(v.Seqs) || len(v.Seqs) != 12 {
+	if v.Text != "Buy low.\n\nNot advice." || !contiguous(v.Seqs) || len(v.Seqs) != 7 {
 		t.Fatalf("%+v\n%s", v, out)
 	}
-	if got := v.Final.Get("output.1.content.0.text").Str; got != "\n\nNot advice." {
+	if got := v.Final.Get("output.0.content.0.text").Str; got != "Buy low.\n\nNot advice." || len(v.Final.Get("output").Array()) != 1 {
 		t.Fatalf("final output %s", v.Final.Raw)
 	}
 	ex := begin(t, r, "", `{"model":"m","input":"tips?"}`)
 	plain, err := ex.FinishPlain(context.Background(), []byte(`{"id":"resp_q","status":"completed","output":[{"id":"msg_1","type":"message","content":[{"type":"output_text","text":"Buy low."}],"role":"assistant"}]}`))
-	if err != nil || gjson.GetBytes(plain, "output.1.content.0.text").Str != "\n\nNot advice." {
+	if err != nil || gjson.GetBytes(plain, "output.0.content.0.text").Str != "Buy low.\n\nNot advice." || len(gjson.GetBytes(plain, "output").Array()) != 1 {
 		t.Fatalf("plain: %v %s", err, plain)
 	}
 }

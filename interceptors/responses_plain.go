@@ -10,10 +10,12 @@ import (
 )
 
 // finishPlain applies the hooks to a non-streamed response: its calls
-// judged concurrently, each blocked one replaced by a message item
-// carrying its note, rewritten ones re-encoded, pre_response's text
-// appended as a message item to a final answer; and the chain's link
-// recorded before the agent can continue it.
+// judged concurrently, each blocked one removed, rewritten ones
+// re-encoded; the notes of the blocked calls and pre_response's text (for
+// a final answer) join the last output_text part of the last message item,
+// or make one message item at the end when the answer has none
+// (answer_join.go); and the chain's link recorded before the agent can
+// continue it.
 func (x *responsesExchange) finishPlain(ctx context.Context, body []byte) ([]byte, error) {
 	resp, err := providers.ParseResponsesResponse(body)
 	if err != nil {
@@ -38,17 +40,15 @@ func (x *responsesExchange) finishPlain(ctx context.Context, body []byte) ([]byt
 	verdicts := x.judgeAll(ctx, resp.ID, calls)
 	x.hookTime += time.Since(started)
 	out := body
-	blocked := 0
+	var added answerAdditions
+	var removed []int
 	for i, c := range calls {
 		v := verdicts[i]
 		x.countToolCall(c.Name, v.Decision)
 		switch v.Decision {
 		case hooks.Block:
-			blocked++
-			note := blockNote(x.r.loop.opts.BlockTemplate, c.Name, v.HookID, v.Reason)
-			if out, err = providers.ReplaceResponsesOutputItem(out, providers.PlainOutput, c.Pos, providers.MessageItem(noteItemID(), note)); err != nil {
-				return nil, editFailed(err)
-			}
+			added.note(blockNote(x.r.loop.opts.BlockTemplate, c.Name, v.HookID, v.Reason))
+			removed = append(removed, c.Pos)
 			link.block(c.Kind, c.CallID, v.HookID, v.Reason)
 		case hooks.Rewrite:
 			if out, err = providers.SetResponsesOutputInput(out, providers.PlainOutput, c.Pos, c.Kind, string(v.Arguments)); err != nil {
@@ -61,24 +61,36 @@ func (x *responsesExchange) finishPlain(ctx context.Context, body []byte) ([]byt
 			x.r.loop.clock.issued(x.id.session, c.CallID)
 		}
 	}
-	final := len(calls) == blocked
-	if final || x.r.loop.opts.PreResponseOnToolCalls {
-		text, err := x.r.loop.preResponse(ctx, &x.exchangeState, resp.Text)
-		if err != nil {
-			return nil, err
+	final := len(calls) == len(removed)
+	shown, disclaimer, err := x.r.loop.settleAnswer(ctx, &x.exchangeState, &added, []byte(resp.Text), final, true)
+	if err != nil {
+		return nil, err
+	}
+	// The last output_text part of the last message item.
+	last := -1
+	for i, it := range resp.Output {
+		if it.Type == "message" && it.LastTextPart >= 0 {
+			last = i
 		}
-		if text != "" {
-			if resp.Text != "" || blocked > 0 {
-				text = "\n\n" + text
-			}
-			if out, err = providers.AppendResponsesOutputItem(out, providers.PlainOutput, providers.MessageItem(noteItemID(), text)); err != nil {
-				return nil, editFailed(err)
-			}
+	}
+	if text := added.joined(disclaimer, last >= 0 && resp.Output[last].Text != ""); text != "" {
+		if last >= 0 {
+			out, err = providers.AppendToResponsesOutputText(out, providers.PlainOutput, resp.Output[last].Pos, resp.Output[last].LastTextPart, text)
+		} else {
+			out, err = providers.AppendResponsesOutputItem(out, providers.PlainOutput, providers.MessageItem(noteItemID(), text))
+		}
+		if err != nil {
+			return nil, editFailed(err)
+		}
+	}
+	if len(removed) > 0 {
+		if out, err = providers.RemoveResponsesOutputItems(out, providers.PlainOutput, removed...); err != nil {
+			return nil, editFailed(err)
 		}
 	}
 	x.saveLink(resp.ID, link)
 	if final {
-		x.r.loop.answered(ctx, x.id, resp.Text)
+		x.r.loop.answered(ctx, x.id, string(shown))
 	}
 	return out, nil
 }

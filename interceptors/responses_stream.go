@@ -24,13 +24,20 @@ import (
 //
 // A call allowed unchanged goes out as the bytes that came. A rewritten
 // call goes out as its own events with the new input (one delta carrying
-// it whole, the .done event and the done item patched). A blocked call is
-// replaced, at the same output_index, by an assistant message item
-// carrying its note. The terminal event (response.completed, .incomplete,
-// .failed) repeats the whole output: it is patched alike, gains the
-// pre_response item, and any call it lists that was never streamed is
-// judged before it goes out. Once hookgate has added or dropped an event,
-// every later sequence_number is rewritten so the numbers stay contiguous.
+// it whole, the .done event and the done item patched). A blocked call
+// goes out not at all: the items after it move up one output_index, and
+// its note joins the answer's last text (answer_join.go). So the .done
+// events of a message item's last output_text part (output_text.done,
+// content_part.done, output_item.done, and whatever comes after them)
+// wait until the next item begins or the response ends; at the end the
+// notes and pre_response's text go into that part as one more
+// output_text.delta, and the held .done events repeat the text with them.
+// An answer without such a part gets one message item carrying them. The
+// terminal event (response.completed, .incomplete, .failed) repeats the
+// whole output: it is patched alike, and any call it lists that was never
+// streamed is judged before it goes out. Once hookgate has added or
+// dropped an event, every later sequence_number is rewritten so the
+// numbers stay contiguous.
 type responsesStream struct {
 	eventRelay
 	x  *responsesExchange
@@ -47,7 +54,11 @@ type responsesStream struct {
 	text       []byte // the answer text the agent was shown
 	survived   int
 	seq        rsSequence
-	terminal   bool // a terminal event, or an in-band error, was seen
+	added      answerAdditions
+	shift      int     // items dropped so far: later output_index values move up by it
+	cur        *rsText // the message item the events written last belong to
+	tail       *rsTail // the held end of the answer's last text, if any
+	terminal   bool    // a terminal event, or an in-band error, was seen
 	// ended: the response's last word (completed, incomplete, failed) was
 	// seen; an event after it is refused. An error event is not that:
 	// OpenAI follows it with response.failed, and clients stop at it.
@@ -69,6 +80,39 @@ type rsFrame struct {
 	seq              int64
 	hasSeq           bool
 	role             rsRole
+
+	// What the frame does to the message items (answer_join.go): its
+	// kind, output_index and content_index (-1 when absent), whether it
+	// is about a message item (item events) or an output_text part (part
+	// events), whether its text delta says something, and a message item's
+	// id (its output_item.added only).
+	kind       providers.ResponsesEventKind
+	outIdx     int
+	contentIdx int
+	message    bool
+	textPart   bool
+	spoke      bool
+	messageID  string
+}
+
+// rsText is a message item as written: its output_index upstream, its id,
+// the content index of its latest output_text part (-1 when none, or when
+// another kind of part followed it) and whether that part has text.
+type rsText struct {
+	up, last int
+	itemID   string
+	spoke    bool
+}
+
+// rsTail is the held end of the answer's last text: the message item and
+// part, and the events from that part's first .done event on, each with
+// the payload it was to be written with (nil: as it came).
+type rsTail struct {
+	text    rsText
+	out     int // the item's output_index as the client sees it
+	frames  []*rsFrame
+	payload [][]byte
+	shift   []int // the items dropped before each frame
 }
 
 // rsRole is the part an event plays in a held call.
@@ -113,11 +157,10 @@ type rsCall struct {
 	input     []byte // the input judged, as the upstream sent it
 	untracked bool   // listed only by the terminal event's output
 
-	noteID, note string // the message item that replaces a blocked call
-	complete     bool
-	resolved     bool
-	emitted      bool
-	v            verdict
+	complete bool
+	resolved bool
+	emitted  bool
+	v        verdict
 }
 
 func (c *rsCall) add(f *rsFrame, role rsRole) {
@@ -222,7 +265,7 @@ func (s *responsesStream) finish(ctx context.Context) error {
 // be read, names itself twice differently, or carries a call where a client
 // reads it and hookgate does not hold it (see providers/responses_calls.go).
 func (s *responsesStream) onFrame(ctx context.Context, f *providers.SSEFrame) error {
-	fr := rsFrame{raw: f.Raw, data: f.Data, event: f.Event}
+	fr := rsFrame{raw: f.Raw, data: f.Data, event: f.Event, outIdx: -1, contentIdx: -1}
 	if !f.HasData() {
 		return s.pass(&fr)
 	}
@@ -247,6 +290,7 @@ func (s *responsesStream) onFrame(ctx context.Context, f *providers.SSEFrame) er
 		s.seq.numbered = true
 		fr.seq, fr.hasSeq = ev.Sequence, true
 	}
+	s.classify(&fr)
 	switch ev.Kind {
 	case providers.RespCreated:
 		s.responseID = ev.ResponseID().Text()
@@ -280,6 +324,29 @@ func (s *responsesStream) onFrame(ctx context.Context, f *providers.SSEFrame) er
 		}
 	}
 	return s.pass(&fr)
+}
+
+// classify records what the frame does to the message items.
+func (s *responsesStream) classify(fr *rsFrame) {
+	ev := &s.ev
+	fr.kind = ev.Kind
+	if ev.HasOutputIndex {
+		fr.outIdx = ev.OutputIndex
+	}
+	if ev.HasContentIndex {
+		fr.contentIdx = ev.ContentIndex
+	}
+	switch ev.Kind {
+	case providers.RespItemAdded, providers.RespItemDone:
+		fr.message = ev.Item.Type.Equal("message")
+		if fr.message && ev.Kind == providers.RespItemAdded {
+			fr.messageID = ev.Item.ID.Text()
+		}
+	case providers.RespPartAdded, providers.RespPartDone:
+		fr.textPart = ev.TextPart()
+	case providers.RespTextDelta:
+		fr.spoke = ev.Delta.NonEmpty()
+	}
 }
 
 // check refuses an event that a client reads apart from hookgate: its two

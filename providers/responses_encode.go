@@ -3,6 +3,8 @@ package providers
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/tidwall/gjson"
 )
 
 // Encoders for OpenAI Responses stream events. Events hookgate changes are
@@ -186,4 +188,73 @@ func ResponsesErrorEvent(typ, code, message string, seq Sequencer) []byte {
 	b = appendQuoted(b, message)
 	b = append(b, `,"param":null}`...)
 	return ResponsesEventOut{Event: "error", Payload: closeEvent(b, seq)}.Frame()
+}
+
+// EncodeOutputTextDelta builds an output_text.delta event carrying text for
+// the given part of a message item: how hookgate adds its notes to the end
+// of the answer's last text.
+func EncodeOutputTextDelta(itemID string, outputIndex, contentIndex int, text string, seq Sequencer) ResponsesEventOut {
+	const typ = "response.output_text.delta"
+	b := appendQuoted([]byte(`{"type":`), typ)
+	b = append(b, `,"item_id":`...)
+	b = appendQuoted(b, itemID)
+	b = append(b, `,"output_index":`...)
+	b = strconv.AppendInt(b, int64(outputIndex), 10)
+	b = append(b, `,"content_index":`...)
+	b = strconv.AppendInt(b, int64(contentIndex), 10)
+	b = append(b, `,"delta":`...)
+	b = appendQuoted(b, text)
+	b = append(b, `,"logprobs":[]`...)
+	return ResponsesEventOut{Event: typ, Payload: closeEvent(b, seq)}
+}
+
+// AppendToDoneText returns a copy of the payload of an event that repeats
+// a text part whole (output_text.done's "text", content_part.done's
+// "part.text", a message item's output_item.done: the text of
+// "item.content.<contentIndex>"), the text ending with text. It fails with
+// ErrNotFound when the event carries no such text.
+func AppendToDoneText(payload []byte, kind ResponsesEventKind, contentIndex int, text string) ([]byte, error) {
+	var path string
+	switch kind {
+	case RespTextDone:
+		path = "text"
+	case RespPartDone:
+		path = "part.text"
+	case RespItemDone:
+		path = jpath("item.content", contentIndex, "text")
+	default:
+		return nil, fmt.Errorf("append to done text: event kind %d: %w", kind, ErrNotFound)
+	}
+	return appendToString(payload, path, text, "append to done text")
+}
+
+// SetEventOutputIndex returns a copy of an event payload whose
+// output_index is n: an item that moved because hookgate dropped one
+// before it.
+func SetEventOutputIndex(payload []byte, n int) ([]byte, error) {
+	if _, err := parseBody(payload, "set output_index"); err != nil {
+		return nil, err
+	}
+	out, err := setRaw(payload, "output_index", strconv.AppendInt(nil, int64(n), 10))
+	if err != nil {
+		return nil, fmt.Errorf("set output_index: %w", err)
+	}
+	return detach(out, payload), nil
+}
+
+// appendToString returns a copy of doc whose string at path ends with
+// text.
+func appendToString(doc []byte, path, text, what string) ([]byte, error) {
+	if _, err := parseBody(doc, what); err != nil {
+		return nil, err
+	}
+	v := gjson.GetBytes(doc, path)
+	if v.Type != gjson.String {
+		return nil, fmt.Errorf("%s: %s is not a string: %w", what, path, ErrNotFound)
+	}
+	out, err := setRaw(doc, path, appendQuoted(nil, v.Str+text))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return detach(out, doc), nil
 }

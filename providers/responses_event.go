@@ -19,6 +19,9 @@ const (
 	RespArgsDelta                     // response.function_call_arguments.delta, response.custom_tool_call_input.delta
 	RespArgsDone                      // response.function_call_arguments.done, response.custom_tool_call_input.done
 	RespTextDelta                     // response.output_text.delta
+	RespTextDone                      // response.output_text.done
+	RespPartAdded                     // response.content_part.added
+	RespPartDone                      // response.content_part.done
 	RespCompleted                     // response.completed
 	RespIncomplete                    // response.incomplete
 	RespFailed                        // response.failed
@@ -53,6 +56,12 @@ func ResponsesEventKindOf(typ []byte) ResponsesEventKind {
 		return RespArgsDone
 	case "response.output_text.delta":
 		return RespTextDelta
+	case "response.output_text.done":
+		return RespTextDone
+	case "response.content_part.added":
+		return RespPartAdded
+	case "response.content_part.done":
+		return RespPartDone
 	case "response.completed":
 		return RespCompleted
 	case "response.incomplete":
@@ -138,6 +147,10 @@ type ResponsesEvent struct {
 	// present.
 	OutputIndex    int
 	HasOutputIndex bool
+	// ContentIndex is "content_index" (the part of a message item a text
+	// or part event is about); HasContentIndex reports it was present.
+	ContentIndex    int
+	HasContentIndex bool
 	// ItemID is "item_id" (argument and text events).
 	ItemID Field
 	// Item is the "item" member of output_item.added and .done.
@@ -148,6 +161,8 @@ type ResponsesEvent struct {
 	// function_call_arguments.done and custom_tool_call_input.done carry.
 	Arguments Field
 	Input     Field
+	// Part is the "part" member of content_part.added and .done.
+	Part Field
 	// Response is the "response" member of lifecycle events.
 	Response Field
 	// Error is the "error" member of error events (and of some failures).
@@ -164,6 +179,9 @@ func (e *ResponsesEvent) Final() Field {
 	}
 	return e.Arguments
 }
+
+// TextPart reports a content_part event whose part is output_text.
+func (e *ResponsesEvent) TextPart() bool { return memberOf(e.Part.Raw, "type").Equal("output_text") }
 
 // ResponseID returns the id of the event's "response" member.
 func (e *ResponsesEvent) ResponseID() Field { return memberOf(e.Response.Raw, "id") }
@@ -207,7 +225,7 @@ func (e *ResponsesEvent) Decode(data []byte) error {
 	if !ok {
 		return fmt.Errorf("responses event: not an object: %w", ErrInvalidJSON)
 	}
-	// A keySet remembers eight names; two cover the eleven read here.
+	// A keySet remembers eight names; two cover the twelve read here.
 	var seenA, seenB keySet
 	for key, val, ok := it.next(); ok; key, val, ok = it.next() {
 		var err error
@@ -238,7 +256,12 @@ func (e *ResponsesEvent) Decode(data []byte) error {
 		case seenB.once(key, "error"):
 			e.Error = Field{val}
 		case seenB.once(key, "content_index"):
-			_, err = parseWireIndex(val)
+			var n int64
+			if n, err = parseWireIndex(val); err == nil {
+				e.ContentIndex, e.HasContentIndex = int(n), true
+			}
+		case seenB.once(key, "part"):
+			e.Part = Field{val}
 		}
 		if err == nil {
 			err = seenA.err

@@ -2,6 +2,7 @@ package providers
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -50,6 +51,9 @@ type ResponsesOutputItem struct {
 	CallID, Name, Input string
 	// Text is a message item's output_text, its parts joined.
 	Text string
+	// LastTextPart is the position in a message item's content of its last
+	// output_text part, -1 when it has none (or is no message).
+	LastTextPart int
 }
 
 // Calls returns the items that are calls the agent runs.
@@ -91,7 +95,7 @@ func ReadResponsesOutput(doc []byte, at ResponsesOutput) (*ResponsesResponse, er
 	var text strings.Builder
 	pos := 0
 	out.ForEach(func(_, item gjson.Result) bool {
-		it := ResponsesOutputItem{Pos: pos, Type: item.Get("type").String(), ID: item.Get("id").String()}
+		it := ResponsesOutputItem{Pos: pos, Type: item.Get("type").String(), ID: item.Get("id").String(), LastTextPart: -1}
 		it.Kind = ResponsesCallKindOf([]byte(it.Type))
 		if it.Kind != NotACall {
 			it.CallID, it.Name = item.Get("call_id").String(), item.Get("name").String()
@@ -103,10 +107,13 @@ func ReadResponsesOutput(doc []byte, at ResponsesOutput) (*ResponsesResponse, er
 		}
 		if it.Type == "message" {
 			var parts []string
+			k := 0
 			item.Get("content").ForEach(func(_, p gjson.Result) bool {
 				if p.Get("type").Str == "output_text" {
 					parts = append(parts, p.Get("text").Str)
+					it.LastTextPart = k
 				}
+				k++
 				return true
 			})
 			it.Text = strings.Join(parts, "")
@@ -169,6 +176,58 @@ func AppendResponsesOutputItem(doc []byte, at ResponsesOutput, item []byte) ([]b
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return detach(out, doc), nil
+}
+
+// RemoveResponsesOutputItems returns a copy of doc without the output
+// items at the given positions: the items after them move up.
+func RemoveResponsesOutputItems(doc []byte, at ResponsesOutput, positions ...int) ([]byte, error) {
+	const what = "remove output items"
+	if _, err := parseBody(doc, what); err != nil {
+		return nil, err
+	}
+	order := append([]int(nil), positions...)
+	sort.Sort(sort.Reverse(sort.IntSlice(order)))
+	out := doc
+	var err error
+	for i, pos := range order {
+		if i > 0 && pos == order[i-1] {
+			continue
+		}
+		p := jpath(string(at), pos)
+		if !gjson.GetBytes(out, p).IsObject() {
+			return nil, fmt.Errorf("%s: %s: %w", what, p, ErrNotFound)
+		}
+		if out, err = deletePath(out, p); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+	}
+	return detach(out, doc), nil
+}
+
+// AppendToResponsesOutputText returns a copy of doc in which the text of
+// the part at contentIndex of the message item at pos ends with text, and
+// so does the response's output_text, where the document carries one (an
+// SDK's convenience member some servers send too).
+func AppendToResponsesOutputText(doc []byte, at ResponsesOutput, pos, contentIndex int, text string) ([]byte, error) {
+	const what = "append to output text"
+	p, err := outputItemPath(doc, at, pos, what)
+	if err != nil {
+		return nil, err
+	}
+	out, err := appendToString(doc, jpath(p+".content", contentIndex, "text"), text, what)
+	if err != nil {
+		return nil, err
+	}
+	whole := "output_text"
+	if o := at.object(); o != "" {
+		whole = o + ".output_text"
+	}
+	if gjson.GetBytes(out, whole).Type == gjson.String {
+		if out, err = appendToString(out, whole, text, what); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 func outputItemPath(doc []byte, at ResponsesOutput, pos int, what string) (string, error) {
