@@ -319,8 +319,8 @@ func TestResponsesPlainFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []ResponsesOutputItem{
-		{Pos: 0, Type: "function_call", Kind: FunctionCall, ID: "fc_0038f9f9083d2c12016a3c12036e2881a28509892751dc2fc0", CallID: "call_IAQ7c0mnAiAE89MUQa42HQy4", Name: "add", Input: `{"a":2,"b":3}`},
-		{Pos: 1, Type: "function_call", Kind: FunctionCall, ID: "fc_0038f9f9083d2c12016a3c12036e3881a286625edab78f7ac4", CallID: "call_gXYDdXX5Ld6zWOSpIAh0QHPr", Name: "multiply", Input: `{"a":2,"b":3}`},
+		{Pos: 0, Type: "function_call", Kind: FunctionCall, ID: "fc_0038f9f9083d2c12016a3c12036e2881a28509892751dc2fc0", CallID: "call_IAQ7c0mnAiAE89MUQa42HQy4", Name: "add", Input: `{"a":2,"b":3}`, LastTextPart: -1},
+		{Pos: 1, Type: "function_call", Kind: FunctionCall, ID: "fc_0038f9f9083d2c12016a3c12036e3881a286625edab78f7ac4", CallID: "call_gXYDdXX5Ld6zWOSpIAh0QHPr", Name: "multiply", Input: `{"a":2,"b":3}`, LastTextPart: -1},
 	}
 	if r.ID != "resp_0038f9f9083d2c12016a3c1202933081a2bc45cfde28659e9b" || r.Status != "completed" || !reflect.DeepEqual(r.Calls(), want) {
 		t.Fatalf("got %+v", r)
