@@ -77,7 +77,9 @@ func TestNodeAnthropicRecordedToolUses(t *testing.T) {
 			c.DirectGate = "error"
 			c.Expect = nodeExpect{ToolCalls: []nodeCall{}, Finish: "end_turn"}
 			for _, call := range calls {
-				c.Expect.ContentIncludes = append(c.Expect.ContentIncludes, fmt.Sprintf("[hookgate] tool call %s blocked by block-all: no tools today", call.Name))
+				note := fmt.Sprintf("[hookgate] tool call %s blocked by block-all: no tools today", call.Name)
+				c.Expect.ContentIncludes = append(c.Expect.ContentIncludes, note)
+				c.Expect.LastTextIncludes = append(c.Expect.LastTextIncludes, note)
 			}
 		}},
 		{"rewrite", rewriteEveryTool, func(c *nodeCase, calls []msgToolUse) {
@@ -107,7 +109,7 @@ func TestNodeAnthropicAgentLoop(t *testing.T) {
 	answer := "Buy low, sell high."
 	withCalls := fixtureBytes(t, "anthropic/messages-text-then-two-tool-use-ping-padding.sse")
 	calls := recordedToolUses(t, withCalls)
-	final := nodeExpect{Content: ptr(answer + "\n\nThis is not financial advice."), ToolCalls: []nodeCall{}, Finish: "end_turn"}
+	final := nodeExpect{Content: ptr(answer + "\n\nThis is not financial advice."), LastText: ptr(answer + "\n\nThis is not financial advice."), ToolCalls: []nodeCall{}, Finish: "end_turn"}
 	t.Run("disclaimer and prompts", func(t *testing.T) {
 		s := startMessagesStack(t, disclaimerPolicy+`  - id: no-secrets-talk
     event: user_prompt_submit

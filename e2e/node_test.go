@@ -66,6 +66,11 @@ type nodeExpect struct {
 	// checked, the JSON null is "none".
 	Usage           json.RawMessage `json:"usage,omitempty"`
 	TextBeforeCalls bool            `json:"textBeforeCalls,omitempty"`
+	// LastText and LastTextIncludes check the last text block or message
+	// item alone: all that agents such as Claude Code -p and codex exec
+	// show.
+	LastText         *string  `json:"lastText,omitempty"`
+	LastTextIncludes []string `json:"lastTextIncludes,omitempty"`
 }
 
 type nodeCall struct {

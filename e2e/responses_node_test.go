@@ -85,7 +85,9 @@ func TestNodeResponsesRecorded(t *testing.T) {
 			c.DirectGate = "error"
 			c.Expect = nodeExpect{ToolCalls: []nodeCall{}, Finish: r.status, Usage: r.usage}
 			for _, call := range r.calls {
-				c.Expect.ContentIncludes = append(c.Expect.ContentIncludes, fmt.Sprintf("[hookgate] tool call %s blocked by block-all: no tools today", call.Name))
+				note := fmt.Sprintf("[hookgate] tool call %s blocked by block-all: no tools today", call.Name)
+				c.Expect.ContentIncludes = append(c.Expect.ContentIncludes, note)
+				c.Expect.LastTextIncludes = append(c.Expect.LastTextIncludes, note)
 			}
 		}},
 		{"rewrite", rewriteEveryTool, func(c *nodeCase, r respRecording) {
@@ -167,7 +169,7 @@ func TestNodeResponsesAnswerHooks(t *testing.T) {
         function handle(e) { return { decision: "block", reason: "prompts about passwords are not allowed" }; }
 `)
 	answer := providers.SynthesizeResponseStream("resp_a", "m", 1, "Buy low.")
-	final := nodeExpect{Content: ptr("Buy low.\n\nThis is not financial advice."), ToolCalls: []nodeCall{}, Finish: "completed"}
+	final := nodeExpect{Content: ptr("Buy low.\n\nThis is not financial advice."), LastText: ptr("Buy low.\n\nThis is not financial advice."), ToolCalls: []nodeCall{}, Finish: "completed"}
 	blocked := nodeExpect{Content: ptr("prompts about passwords are not allowed"), ToolCalls: []nodeCall{}, Finish: "completed"}
 	runResponsesNode(t, s, []nodeCase{
 		{Name: "final answer, streamed", Readers: responsesStreamed, Expect: final,

@@ -5,7 +5,8 @@
 // An outcome's content is the text of the text blocks, concatenated; its
 // tool calls are the tool_use blocks ({index: the block's index, id, name,
 // arguments: the input as JSON text}); finish holds the stop_reason; usage
-// is the message's usage.
+// is the message's usage; lastText the last block's text, when the last
+// block is text (null otherwise).
 
 import Anthropic from '@anthropic-ai/sdk';
 
@@ -61,6 +62,7 @@ async function stream(base, kase) {
       if (b.type === 'text') out.content += b.text;
       if (b.type === 'tool_use') out.toolCalls.push({ index, id: b.id, name: b.name, arguments: b.json || JSON.stringify(b.input ?? {}) });
     });
+    out.lastText = lastTextOf(blocks);
   } catch (err) {
     out.error = describeError(err);
   }
@@ -99,6 +101,13 @@ function fromMessage(out, message) {
     if (b.type === 'text') out.content += b.text;
     if (b.type === 'tool_use') out.toolCalls.push({ index, id: b.id, name: b.name, arguments: JSON.stringify(b.input ?? {}) });
   });
+  out.lastText = lastTextOf(message.content ?? []);
+}
+
+/** The last block's text, when the last block is text. */
+function lastTextOf(blocks) {
+  const last = blocks[blocks.length - 1];
+  return last?.type === 'text' ? last.text : null;
 }
 
 runCases('anthropic', { stream, helper, plain });

@@ -4,7 +4,9 @@
 //
 // An outcome maps a response onto the harness's fields: content is the
 // response's output_text, toolCalls its function_call items (id is the
-// call_id), finish its status, usage its usage. Streamed readers also
+// call_id), finish its status, usage its usage, lastText the last
+// output_text part of the last message item (what the Agents SDK's
+// finalOutput and codex exec show). Streamed readers also
 // check what only a stream shows: sequence numbers that count up by one,
 // and output_item.done items that agree with the final output. A
 // violation is reported as the reader's error, which fails any case that
@@ -28,6 +30,10 @@ function fromResponse(out, response) {
   if (response.status) out.finish.push(response.status);
   out.usage = response.usage ?? null;
   for (const item of response.output ?? []) {
+    if (item.type === 'message') {
+      const parts = (item.content ?? []).filter((p) => p.type === 'output_text');
+      if (parts.length > 0) out.lastText = parts[parts.length - 1].text;
+    }
     if (item.type === 'function_call') {
       out.toolCalls.push({ index: out.toolCalls.length, id: item.call_id ?? '', name: item.name ?? '', arguments: item.arguments ?? '' });
     }

@@ -56,7 +56,7 @@ export const defaultPrompt = 'What is the weather in Paris?';
 
 /** A fresh outcome for a reader to fill. */
 export function newOutcome() {
-  return { content: '', toolCalls: [], finish: [], usage: null, order: [], error: null };
+  return { content: '', lastText: null, toolCalls: [], finish: [], usage: null, order: [], error: null };
 }
 
 /** One line saying what an SDK raised. */
@@ -168,6 +168,12 @@ export function expectOutcome(got, want) {
   }
   for (const s of want.contentExcludes ?? []) {
     assert.ok(!got.content.includes(s), `content ${JSON.stringify(got.content)} has ${JSON.stringify(s)}`);
+  }
+  // The last text block or message item alone is what agents such as
+  // Claude Code -p, codex exec and the Agents SDK's finalOutput show.
+  if (want.lastText != null) assert.equal(got.lastText, want.lastText, `the last text: ${show(got)}`);
+  for (const s of want.lastTextIncludes ?? []) {
+    assert.ok((got.lastText ?? '').includes(s), `the last text ${JSON.stringify(got.lastText)} lacks ${JSON.stringify(s)}`);
   }
   if (want.toolCalls) expectCalls(got, want.toolCalls);
   if (want.contiguousIndex) {
