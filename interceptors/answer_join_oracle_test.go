@@ -487,3 +487,37 @@ func TestPlainFixturesEndWithNotesAndDisclaimer(t *testing.T) {
 		}
 	}
 }
+
+// A server whose done item and final output do not repeat the text (their
+// content is empty) still gets the disclaimer in the streamed text, and
+// its stream is not refused for it.
+func TestResponsesJoinWithoutRepeatedText(t *testing.T) {
+	rb := newRSBuilder()
+	rb.event("response.output_item.added", `"output_index":0,"item":{"id":"msg_1","type":"message","status":"in_progress","content":[],"role":"assistant"}`)
+	rb.event("response.content_part.added", `"item_id":"msg_1","output_index":0,"content_index":0,"part":{"type":"output_text","annotations":[],"text":""}`)
+	rb.event("response.output_text.delta", `"item_id":"msg_1","output_index":0,"content_index":0,"delta":"Hi."`)
+	rb.event("response.output_item.done", `"output_index":0,"item":{"id":"msg_1","type":"message","status":"completed","content":[],"role":"assistant"}`)
+	rb.output = append(rb.output, `{"id":"msg_1","type":"message","status":"completed","content":[],"role":"assistant"}`)
+	out, err := relayResponses(t, NewResponses(Options{Engine: engineFor(t, disclaimerHook)}), streamRequest, rb.stream(""))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	v := viewOf(t, out)
+	if v.Text != "Hi.\n\nNot advice." || !contiguous(v.Seqs) || v.Terminal != "response.completed" {
+		t.Fatalf("%+v\n%s", v, out)
+	}
+}
+
+// A message that ends without message_delta still shows the notes in its
+// last text (pre_response, which runs at message_delta, does not run).
+func TestMessagesJoinWithoutMessageDelta(t *testing.T) {
+	stream := msgSSE(msgJoin([]string{evStart}, msgTextBlock(0, "Ok."), msgToolBlock(1, "t1", "exec", `{"command":"rm -rf /"}`), []string{evMsgStop})...)
+	out, err := relayMessages(t, Options{Engine: engineFor(t, joinPolicy)}, strings.NewReader(stream))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := readMessageStream(t, out)
+	if len(got.Blocks) != 1 || got.Blocks[0].Text != "Ok.\n\n"+joinNote || !got.Blocks[0].Closed || !got.Stopped || strings.Contains(string(out), "rm -rf") {
+		t.Fatalf("%+v\n%s", got, out)
+	}
+}

@@ -2,6 +2,7 @@ package interceptors
 
 import (
 	"context"
+	"errors"
 
 	"github.com/hookgate/hookgate/hooks"
 	"github.com/hookgate/hookgate/providers"
@@ -155,7 +156,15 @@ func (s *responsesStream) settle(ctx context.Context, final, mayDisclaim bool) (
 			if payload == nil {
 				payload = f.data
 			}
-			if payload, err = providers.AppendToDoneText(payload, f.kind, t.text.last, text); err != nil {
+			switch joined, err := providers.AppendToDoneText(payload, f.kind, t.text.last, text); {
+			case err == nil:
+				payload = joined
+			case errors.Is(err, providers.ErrNotFound):
+				// The event does not repeat the part's text (an item done
+				// with empty content, as some servers send): there is
+				// nothing to join.
+				payload = t.payload[i]
+			default:
 				return "", "", -1, s.fail("hookgate_error", "hookgate could not add its notes to the answer's text", err)
 			}
 		}
@@ -327,7 +336,11 @@ func (s *responsesStream) emitTerminal(ctx context.Context, f *rsFrame, kind pro
 		// The final output repeats the text the held part now ends with.
 		for _, it := range final.Output {
 			if it.ID == itemID && it.Type == "message" {
-				if err := edit(providers.AppendToResponsesOutputText(data, providers.EventOutput, it.Pos, part, text)); err != nil {
+				joined, err := providers.AppendToResponsesOutputText(data, providers.EventOutput, it.Pos, part, text)
+				if errors.Is(err, providers.ErrNotFound) {
+					break // the final output does not repeat the part's text
+				}
+				if err := edit(joined, err); err != nil {
 					return err
 				}
 				break
