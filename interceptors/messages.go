@@ -15,9 +15,10 @@ import (
 //
 // What differs from chat is the wire format. A tool call is a tool_use
 // content block, held from its content_block_start to its
-// content_block_stop; a blocked one becomes a text block with the note, at
-// the same place. Session context goes into system, post_tool_use reads
-// the tool_result blocks, and pre_response's text is one more text block.
+// content_block_stop; a blocked one is dropped and its note, like
+// pre_response's text, joins the answer's last text block
+// (answer_join.go). Session context goes into system, and post_tool_use
+// reads the tool_result blocks.
 // Errors hookgate answers on this route take Anthropic's shape.
 //
 // on_block: retry is not offered on this route: a blocked call is always

@@ -18,9 +18,10 @@ import "fmt"
 //     in a non-streamed body: refused.
 //   - an "item" holding a call in any other event: refused.
 //   - response.completed, .incomplete and .failed carry the whole response:
-//     its output is patched to the decisions (a blocked call replaced by
-//     its note item, a rewritten one given its new input, an allowed one
-//     its judged input), and a call only it lists is judged first.
+//     its output is patched to the decisions (a blocked call removed, a
+//     rewritten one given its new input, an allowed one its judged input,
+//     hookgate's notes joined to the last message's text), and a call only
+//     it lists is judged first.
 //   - response.created, .in_progress, .queued and any other event carrying
 //     a "response" snapshot: openai-node takes it as the response it
 //     builds on. One whose output is not empty is refused

@@ -93,8 +93,8 @@ func closeEvent(b []byte, seq Sequencer) []byte {
 }
 
 // MessageItem returns a completed assistant message item whose only
-// content is text: what hookgate puts in a response's output in place of
-// a blocked call, or to carry appended text.
+// content is text: what hookgate adds to a response's output to carry its
+// notes and appended text when the answer has no text of its own.
 func MessageItem(itemID, text string) []byte {
 	return appendMessageItem(nil, itemID, text, true)
 }
