@@ -214,7 +214,7 @@ func nodeBin(t *testing.T, name string) string {
 	t.Helper()
 	p := filepath.Join(nodeDir(t), "node_modules", ".bin", name)
 	if !exists(p) {
-		t.Fatalf("%s is not installed: run `npm ci --prefix e2e/agents/node` (the README's test command does)", p)
+		t.Fatalf("%s is not installed: run `npm install --no-save --prefix e2e/agents/node` (the README's test command does)", p)
 	}
 	return p
 }
