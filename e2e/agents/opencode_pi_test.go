@@ -66,7 +66,9 @@ const opencodeConfig = `{
 //   - the config directory holds a package.json, a lock that names the
 //     same dependency and a node_modules: otherwise opencode installs
 //     @opencode-ai/plugin into it from the npm registry on every start
-//     (OPENCODE_PURE does not stop that).
+//     (OPENCODE_PURE does not stop that);
+//   - TMPDIR inside the home: opencode's runtime unpacks native libraries
+//     into TMPDIR and makes TMPDIR/opencode.
 func opencodeEnv(t *testing.T, r *run, base string) []string {
 	t.Helper()
 	dir := filepath.Join(r.Home, ".config", "opencode")
@@ -76,10 +78,14 @@ func opencodeEnv(t *testing.T, r *run, base string) []string {
 		"package-lock.json": `{"lockfileVersion":3,"packages":{"":{"dependencies":{"@opencode-ai/plugin":"1.18.33"}}}}` + "\n",
 	}
 	writeFiles(t, dir, files)
-	if err := os.MkdirAll(filepath.Join(dir, "node_modules"), 0o755); err != nil {
-		t.Fatal(err)
+	tmp := filepath.Join(r.Home, "tmp")
+	for _, d := range []string{filepath.Join(dir, "node_modules"), tmp} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return []string{
+		"TMPDIR=" + tmp,
 		"OPENCODE_DISABLE_MODELS_FETCH=1",
 		"OPENCODE_DISABLE_AUTOUPDATE=1",
 		"OPENCODE_DISABLE_SHARE=1",
