@@ -24,12 +24,12 @@ func TestOpencode(t *testing.T) {
 	bin := nodeBin(t, "opencode")
 	t.Run("gate", func(t *testing.T) {
 		r := newRun(t)
-		out := r.Exec(t, bin, []string{"run", cliPrompt}, opencodeEnv(t, r, r.Gate), "")
+		out := execOffline(t, r, bin, []string{"run", cliPrompt}, opencodeEnv(t, r, r.Gate))
 		assertThroughGate(t, r, out)
 	})
 	t.Run("direct", func(t *testing.T) {
 		r := newRun(t)
-		out := r.Exec(t, bin, []string{"run", cliPrompt}, opencodeEnv(t, r, r.Direct), "")
+		out := execOffline(t, r, bin, []string{"run", cliPrompt}, opencodeEnv(t, r, r.Direct))
 		assertDirect(t, r, out)
 	})
 }
@@ -104,13 +104,13 @@ func TestPi(t *testing.T) {
 	t.Run("gate", func(t *testing.T) {
 		t.Parallel()
 		r := newRun(t)
-		out := r.Exec(t, bin, args, piEnv(t, r, r.Gate), "")
+		out := execOffline(t, r, bin, args, piEnv(t, r, r.Gate))
 		assertThroughGate(t, r, out)
 	})
 	t.Run("direct", func(t *testing.T) {
 		t.Parallel()
 		r := newRun(t)
-		out := r.Exec(t, bin, args, piEnv(t, r, r.Direct), "")
+		out := execOffline(t, r, bin, args, piEnv(t, r, r.Direct))
 		assertDirect(t, r, out)
 	})
 }

@@ -84,14 +84,14 @@ func runSDKCases(t *testing.T, cases []sdkCase) {
 		t.Run(c.name+"/gate", func(t *testing.T) {
 			t.Parallel()
 			r := newRun(t)
-			out := r.Exec(t, node, args, c.env(r.Gate), "")
+			out := execOffline(t, r, node, args, c.env(r.Gate))
 			assertThroughGate(t, r, out)
 		})
 		if c.control {
 			t.Run(c.name+"/direct", func(t *testing.T) {
 				t.Parallel()
 				r := newRun(t)
-				out := r.Exec(t, node, args, c.env(r.Direct), "")
+				out := execOffline(t, r, node, args, c.env(r.Direct))
 				assertDirect(t, r, out)
 			})
 		}
