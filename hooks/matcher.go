@@ -2,8 +2,11 @@ package hooks
 
 import (
 	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/hookgate/hookgate/hooks/toolclass"
 )
 
 // maxMatchCache bounds the tool names remembered per event. Tool names come
@@ -41,8 +44,12 @@ func (c *chain) matching(toolName string) []*hook {
 
 func (c *chain) remember(toolName string) []*hook {
 	var hs []*hook
+	class, classed := toolclass.ClassOf(toolName)
 	for _, h := range c.hooks {
-		if h.matcher == nil || h.matcher.MatchString(toolName) {
+		switch {
+		case h.matcher == nil && len(h.classes) == 0,
+			h.matcher != nil && h.matcher.MatchString(toolName),
+			classed && slices.Contains(h.classes, class):
 			hs = append(hs, h)
 		}
 	}
