@@ -127,3 +127,27 @@ func TestWriteStdinAcrossCallsThroughDispatch(t *testing.T) {
 		t.Fatalf("carriage return: %+v", out)
 	}
 }
+
+// A matcher naming one agent's shell tool judges the class-mates that
+// differ from it only in case (so the look-alike guard, which refuses a
+// case variant the policy does not want, never refuses them).
+func TestCaseMatesShareMatchers(t *testing.T) {
+	reg := newEngRegistry(t)
+	claude := engSpec("claude", PreToolUse, "counter", map[string]any{"name": "claude"})
+	claude.Matcher = "^Bash$"
+	e, _ := engCompile(t, reg, []Spec{claude}, Options{})
+	for _, name := range []string{"Bash", "bash"} {
+		if !e.Wants(toolEvent(name, nil)) {
+			t.Errorf("a ^Bash$ policy does not want %s", name)
+		}
+	}
+	for _, name := range []string{"BASH", "bAsh", "exec"} {
+		if e.Wants(toolEvent(name, nil)) {
+			t.Errorf("a ^Bash$ policy wants %s", name)
+		}
+	}
+	e.Dispatch(context.Background(), toolEvent("bash", map[string]any{"command": "ls"}))
+	if n := reg.counter("claude").Load(); n != 1 {
+		t.Fatalf("the Bash hook ran %d times on bash", n)
+	}
+}

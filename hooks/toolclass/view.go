@@ -59,17 +59,6 @@ func ClassOf(tool string) (Class, bool) {
 	return es[0].Class, true
 }
 
-// IsStdin reports whether tool types into a terminal session, and the
-// input member naming the session.
-func IsStdin(tool string) (sessionField, charsField string, ok bool) {
-	for _, e := range byTool[tool] {
-		if e.Shape == Stdin {
-			return e.SessionField, e.Field, true
-		}
-	}
-	return "", "", false
-}
-
 // Read builds the view of a call of tool with input. typed is what the
 // call's terminal session already holds of the line being typed (see
 // Terminals); it matters only to a Stdin tool. A tool with no class has
@@ -206,3 +195,37 @@ func opaque(s string) bool {
 	}
 	return false
 }
+
+// TerminalOf returns the terminal session a call of tool types into, for
+// a tool that types into one (write_stdin).
+func TerminalOf(tool string, input map[string]any) (terminal, charsField string, ok bool) {
+	for _, e := range byTool[tool] {
+		if e.Shape == Stdin {
+			return sessionID(input[e.SessionField]), e.Field, true
+		}
+	}
+	return "", "", false
+}
+
+// caseMates indexes, per tool name, the other names of its class that
+// differ from it only in letter case (Claude Code's Bash, opencode's and
+// pi's bash).
+var caseMates = func() map[string][]string {
+	m := map[string][]string{}
+	for a, as := range byTool {
+		for b, bs := range byTool {
+			if a != b && strings.EqualFold(a, b) && as[0].Class == bs[0].Class {
+				m[a] = append(m[a], b)
+			}
+		}
+	}
+	for _, v := range m {
+		slices.Sort(v)
+	}
+	return m
+}()
+
+// CaseMates returns the other tool names of tool's class that differ from
+// it only in letter case. A policy that names one of them names them all:
+// they are one kind of tool in different agents, not look-alikes.
+func CaseMates(tool string) []string { return caseMates[tool] }
