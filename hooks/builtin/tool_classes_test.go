@@ -1,0 +1,172 @@
+package builtin
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/hookgate/hookgate/hooks"
+	"go.yaml.in/yaml/v3"
+)
+
+// compileYAML compiles hook entries written as an operator would.
+func compileYAML(t *testing.T, src string) *hooks.Engine {
+	t.Helper()
+	var specs []hooks.Spec
+	if err := yaml.Unmarshal([]byte(src), &specs); err != nil {
+		t.Fatal(err)
+	}
+	for i := range specs {
+		specs[i].Trusted = true
+	}
+	reg := hooks.NewBuiltins()
+	if err := Register(reg); err != nil {
+		t.Fatal(err)
+	}
+	e, err := hooks.Compile(specs, hooks.Deps{}, hooks.Options{Builtins: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+func dispatch(e *hooks.Engine, tool, callID string, input map[string]any) hooks.Outcome {
+	return e.Dispatch(context.Background(), &hooks.Event{Event: hooks.PreToolUse, SessionID: "s1", Tenant: "acme", ToolName: tool, ToolCallID: callID, ToolInput: input})
+}
+
+// One shell-class hook with the shipped shell set blocks rm -rf / in every
+// agent's shell shape, with no per-agent regex.
+func TestShellClassBlocksEveryAgentsShape(t *testing.T) {
+	e := compileYAML(t, `
+- id: no-wipe
+  event: pre_tool_use
+  classes: [shell]
+  handler: {type: builtin, name: deny_patterns, with: {defaults: [shell]}}
+`)
+	shapes := map[string]struct {
+		tool  string
+		input map[string]any
+	}{
+		"claude code Bash":      {"Bash", map[string]any{"command": "rm -rf /"}},
+		"codex exec_command":    {"exec_command", map[string]any{"cmd": "rm -rf /", "workdir": "/srv"}},
+		"codex shell argv":      {"shell", map[string]any{"command": []any{"rm", "-rf", "/"}}},
+		"codex shell bash -lc":  {"shell", map[string]any{"command": []any{"bash", "-lc", "rm -rf /"}}},
+		"codex shell_command":   {"shell_command", map[string]any{"command": "rm -rf /"}},
+		"gemini run_shell":      {"run_shell_command", map[string]any{"command": "rm -rf /"}},
+		"opencode and pi bash":  {"bash", map[string]any{"command": "rm -rf /", "description": "clean"}},
+		"codex write_stdin one": {"write_stdin", map[string]any{"session_id": float64(1), "chars": "rm -rf /\n"}},
+	}
+	for label, sh := range shapes {
+		if out := dispatch(e, sh.tool, "c-"+label, sh.input); out.Decision != hooks.Block || !strings.Contains(out.Reason, "rm-root") {
+			t.Errorf("%s: %s %q", label, out.Decision, out.Reason)
+		}
+		safe := map[string]any{}
+		for k, v := range sh.input {
+			safe[k] = v
+		}
+		switch sh.tool {
+		case "shell":
+			safe["command"] = []any{"ls", "-la", "/"}
+		case "exec_command":
+			safe["cmd"] = "ls /"
+		case "write_stdin":
+			safe["chars"] = "ls /\n"
+		default:
+			safe["command"] = "ls /"
+		}
+		if out := dispatch(e, sh.tool, "s-"+label, safe); out.Decision != hooks.Allow {
+			t.Errorf("%s: ls / %s %q", label, out.Decision, out.Reason)
+		}
+	}
+	// Typed across two write_stdin calls: the second completes rm -rf /.
+	if out := dispatch(e, "write_stdin", "t1", map[string]any{"session_id": float64(9), "chars": "rm -rf"}); out.Decision != hooks.Allow {
+		t.Fatalf("first half: %+v", out)
+	}
+	if out := dispatch(e, "write_stdin", "t2", map[string]any{"session_id": float64(9), "chars": " /\n"}); out.Decision != hooks.Block {
+		t.Fatalf("second half: %+v", out)
+	}
+	// Terminal input hookgate cannot replay is blocked unjudged.
+	if out := dispatch(e, "write_stdin", "t3", map[string]any{"session_id": float64(4), "chars": "m -rf /\x01r\n"}); out.Decision != hooks.Block || !strings.Contains(out.Reason, "control characters") {
+		t.Fatalf("cursor movement: %+v", out)
+	}
+}
+
+func TestRecursiveDeleteSet(t *testing.T) {
+	h := newDeny(t, map[string]any{"defaults": []any{"recursive_delete"}})
+	blocked := map[string]string{
+		"rm -r ./build":                       "rm-recursive",
+		"rm -rf ./build":                      "rm-recursive",
+		"rm -R ~/project":                     "rm-recursive",
+		"rm --recursive x":                    "rm-recursive",
+		"rm -f -r x":                          "rm-recursive",
+		"cd /srv && /bin/rm -fr data":         "rm-recursive",
+		"git rm -r --cached dir":              "rm-recursive",
+		"find . -name '*.o' -delete":          "find-delete",
+		"find /srv -type f -exec rm {} +":     "find-delete",
+		"git clean -fdx":                      "git-clean-force",
+		"git -C repo clean --force -d":        "git-clean-force",
+		"shred -u secrets.txt":                "shred",
+		"rsync -a --delete empty/ /srv/data/": "rsync-delete",
+		"mv ./data /dev/null":                 "mv-to-dev-null",
+		`python3 -c "import shutil; shutil.rmtree('/srv')"`: "rmtree",
+		"npx rimraf node_modules":                          "rmtree",
+		`node -e "fs.rmSync('x', {recursive: true})"`:      "rmtree",
+	}
+	for cmd, label := range blocked {
+		res := decide(t, h, map[string]any{"command": cmd})
+		if res.Decision != hooks.Block || !strings.Contains(res.Reason, `"`+label+`"`) {
+			t.Errorf("%q: %s %q, want block by %s", cmd, res.Decision, res.Reason, label)
+		}
+	}
+	for _, cmd := range []string{
+		"rm file.txt", "rm -f build.o", "ls -R /srv", "docker run --rm -it alpine sh", "cp -r a b",
+		"find . -name '*.go'", "git clean -n", "git status", "grep -r rm .", "perform -r x",
+	} {
+		if res := decide(t, h, map[string]any{"command": cmd}); res.Decision != hooks.Allow {
+			t.Errorf("%q: blocked (%s)", cmd, res.Reason)
+		}
+	}
+}
+
+// recursive_delete blocks a shell started to be typed into; the default
+// shell set does not.
+func TestInteractiveShellRule(t *testing.T) {
+	e := compileYAML(t, `
+- id: strict
+  event: pre_tool_use
+  classes: [shell]
+  handler: {type: builtin, name: deny_patterns, with: {defaults: [recursive_delete]}}
+`)
+	for _, cmd := range []string{"bash", "cd /srv; exec bash", "sh -i"} {
+		out := dispatch(e, "exec_command", "c", map[string]any{"cmd": cmd, "tty": true})
+		if out.Decision != hooks.Block || !strings.Contains(out.Reason, InteractiveShellRule) {
+			t.Errorf("%q: %s %q", cmd, out.Decision, out.Reason)
+		}
+	}
+	if out := dispatch(e, "exec_command", "c", map[string]any{"cmd": "npm test", "tty": true}); out.Decision != hooks.Allow {
+		t.Errorf("npm test: %+v", out)
+	}
+	loose := compileYAML(t, `
+- id: floor
+  event: pre_tool_use
+  classes: [shell]
+  handler: {type: builtin, name: deny_patterns, with: {defaults: [shell]}}
+`)
+	if out := dispatch(loose, "exec_command", "c", map[string]any{"cmd": "bash", "tty": true}); out.Decision != hooks.Allow {
+		t.Errorf("the shell set blocked an interactive shell: %+v", out)
+	}
+}
+
+// fields: [tool.command] scans only the normalised command.
+func TestDenyFieldsToolCommand(t *testing.T) {
+	h := newDeny(t, map[string]any{"defaults": []any{"recursive_delete"}, "fields": []any{"tool.command"}})
+	ev := &hooks.Event{Event: hooks.PreToolUse, ToolName: "Write", ToolInput: map[string]any{"file_path": "Makefile", "content": "clean:\n\trm -rf build\n"}}
+	if res, _ := h.Handle(context.Background(), ev); res.Decision != hooks.Allow {
+		t.Fatalf("a file's content was scanned as a command: %+v", res)
+	}
+	ev = &hooks.Event{Event: hooks.PreToolUse, ToolName: "shell", ToolInput: map[string]any{"command": []any{"rm", "-r", "x"}}}
+	if res, _ := h.Handle(context.Background(), ev); res.Decision != hooks.Block {
+		t.Fatalf("argv rm -r allowed: %+v", res)
+	}
+}
