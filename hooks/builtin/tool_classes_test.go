@@ -95,23 +95,23 @@ func TestShellClassBlocksEveryAgentsShape(t *testing.T) {
 func TestRecursiveDeleteSet(t *testing.T) {
 	h := newDeny(t, map[string]any{"defaults": []any{"recursive_delete"}})
 	blocked := map[string]string{
-		"rm -r ./build":                       "rm-recursive",
-		"rm -rf ./build":                      "rm-recursive",
-		"rm -R ~/project":                     "rm-recursive",
-		"rm --recursive x":                    "rm-recursive",
-		"rm -f -r x":                          "rm-recursive",
-		"cd /srv && /bin/rm -fr data":         "rm-recursive",
-		"git rm -r --cached dir":              "rm-recursive",
-		"find . -name '*.o' -delete":          "find-delete",
-		"find /srv -type f -exec rm {} +":     "find-delete",
-		"git clean -fdx":                      "git-clean-force",
-		"git -C repo clean --force -d":        "git-clean-force",
-		"shred -u secrets.txt":                "shred",
-		"rsync -a --delete empty/ /srv/data/": "rsync-delete",
-		"mv ./data /dev/null":                 "mv-to-dev-null",
+		"rm -r ./build":                                     "rm-recursive",
+		"rm -rf ./build":                                    "rm-recursive",
+		"rm -R ~/project":                                   "rm-recursive",
+		"rm --recursive x":                                  "rm-recursive",
+		"rm -f -r x":                                        "rm-recursive",
+		"cd /srv && /bin/rm -fr data":                       "rm-recursive",
+		"git rm -r --cached dir":                            "rm-recursive",
+		"find . -name '*.o' -delete":                        "find-delete",
+		"find /srv -type f -exec rm {} +":                   "find-delete",
+		"git clean -fdx":                                    "git-clean-force",
+		"git -C repo clean --force -d":                      "git-clean-force",
+		"shred -u secrets.txt":                              "shred",
+		"rsync -a --delete empty/ /srv/data/":               "rsync-delete",
+		"mv ./data /dev/null":                               "mv-to-dev-null",
 		`python3 -c "import shutil; shutil.rmtree('/srv')"`: "rmtree",
-		"npx rimraf node_modules":                          "rmtree",
-		`node -e "fs.rmSync('x', {recursive: true})"`:      "rmtree",
+		"npx rimraf node_modules":                           "rmtree",
+		`node -e "fs.rmSync('x', {recursive: true})"`:       "rmtree",
 	}
 	for cmd, label := range blocked {
 		res := decide(t, h, map[string]any{"command": cmd})
@@ -168,5 +168,63 @@ func TestDenyFieldsToolCommand(t *testing.T) {
 	ev = &hooks.Event{Event: hooks.PreToolUse, ToolName: "shell", ToolInput: map[string]any{"command": []any{"rm", "-r", "x"}}}
 	if res, _ := h.Handle(context.Background(), ev); res.Decision != hooks.Block {
 		t.Fatalf("argv rm -r allowed: %+v", res)
+	}
+}
+
+// readonly_guard takes every agent's file-writing tool as a write, and
+// names the paths; a shell command is not a write unless classes says so.
+func TestReadOnlyGuardClasses(t *testing.T) {
+	state := &memReadOnly{m: map[string]bool{"acme": true}}
+	h := newReadOnly(t, map[string]any{"tools": []any{"deploy"}}, state)
+	patch := "*** Begin Patch\n*** Delete File: config/prod.yaml\n*** End Patch\n"
+	for tool, input := range map[string]map[string]any{
+		"Write":       {"file_path": "/srv/a"},
+		"apply_patch": {"input": patch},
+		"write_file":  {"file_path": "/srv/a"},
+		"edit":        {"filePath": "/srv/a"},
+		"deploy":      {},
+	} {
+		res, err := h.Handle(context.Background(), &hooks.Event{Event: hooks.PreToolUse, Tenant: "acme", ToolName: tool, ToolInput: input})
+		if err != nil || res.Decision != hooks.Block {
+			t.Errorf("%s: %+v %v", tool, res, err)
+		}
+		if tool == "apply_patch" && !strings.Contains(res.Reason, "config/prod.yaml") {
+			t.Errorf("reason %q does not name the path", res.Reason)
+		}
+	}
+	for tool, input := range map[string]map[string]any{"Bash": {"command": "touch x"}, "Read": {"file_path": "/srv/a"}} {
+		if res, _ := h.Handle(context.Background(), &hooks.Event{Event: hooks.PreToolUse, Tenant: "acme", ToolName: tool, ToolInput: input}); res.Decision != hooks.Allow {
+			t.Errorf("%s blocked: %+v", tool, res)
+		}
+	}
+	shellToo := newReadOnly(t, map[string]any{"classes": []any{"file_write", "shell"}}, state)
+	if res, _ := shellToo.Handle(context.Background(), &hooks.Event{Event: hooks.PreToolUse, Tenant: "acme", ToolName: "bash", ToolInput: map[string]any{"command": "ls"}}); res.Decision != hooks.Block {
+		t.Errorf("classes [shell]: bash allowed: %+v", res)
+	}
+	none := newReadOnly(t, map[string]any{"tools": []any{"deploy"}, "classes": []any{}}, state)
+	if res, _ := none.Handle(context.Background(), &hooks.Event{Event: hooks.PreToolUse, Tenant: "acme", ToolName: "Write", ToolInput: map[string]any{"file_path": "x"}}); res.Decision != hooks.Allow {
+		t.Errorf("classes []: Write blocked: %+v", res)
+	}
+	if _, err := NewReadOnlyGuard(hooks.BuiltinConfig{Event: hooks.PreToolUse, With: map[string]any{"classes": []any{"files"}}}); err == nil || !strings.Contains(err.Error(), `unknown tool class "files"`) {
+		t.Errorf("unknown class: %v", err)
+	}
+}
+
+// secret_guard reads a credential typed into a terminal across two
+// write_stdin calls, which neither call holds whole.
+func TestSecretGuardTerminalLine(t *testing.T) {
+	e := compileYAML(t, `
+- id: secrets
+  event: pre_tool_use
+  classes: [shell]
+  handler: {type: builtin, name: secret_guard}
+`)
+	key := fake("ghp_", alnum, 36)
+	if out := dispatch(e, "write_stdin", "k1", map[string]any{"session_id": float64(2), "chars": "export GH=" + key[:20]}); out.Decision != hooks.Allow {
+		t.Fatalf("first half: %+v", out)
+	}
+	out := dispatch(e, "write_stdin", "k2", map[string]any{"session_id": float64(2), "chars": key[20:] + "\n"})
+	if out.Decision != hooks.Block || !strings.Contains(out.Reason, "tool.command") || strings.Contains(out.Reason, key) {
+		t.Fatalf("second half: %+v", out)
 	}
 }
