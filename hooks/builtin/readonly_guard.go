@@ -100,8 +100,14 @@ func (g *readonlyGuard) writes(ev *hooks.Event) bool {
 	if slices.Contains(g.tools, ev.ToolName) || (g.pattern != nil && g.pattern.MatchString(ev.ToolName)) {
 		return true
 	}
-	class, ok := toolclass.ClassOf(ev.ToolName)
-	return ok && slices.Contains(g.classes, class)
+	v := ev.ToolView()
+	if v == nil {
+		return false
+	}
+	// A shell call that applies a patch (Codex's apply_patch run as a
+	// command) writes files as a file_write tool does.
+	return slices.Contains(g.classes, v.Class) ||
+		v.Class == toolclass.Shell && len(v.Paths) > 0 && slices.Contains(g.classes, toolclass.FileWrite)
 }
 
 // Handle blocks a writing tool while its tenant or the organisation is

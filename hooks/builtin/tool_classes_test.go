@@ -183,6 +183,7 @@ func TestReadOnlyGuardClasses(t *testing.T) {
 		"write_file":  {"file_path": "/srv/a"},
 		"edit":        {"filePath": "/srv/a"},
 		"deploy":      {},
+		"shell":       {"command": []any{"apply_patch", patch}},
 	} {
 		res, err := h.Handle(context.Background(), &hooks.Event{Event: hooks.PreToolUse, Tenant: "acme", ToolName: tool, ToolInput: input})
 		if err != nil || res.Decision != hooks.Block {

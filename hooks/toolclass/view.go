@@ -19,7 +19,8 @@ type View struct {
 	// typed, joined by newlines.
 	Command string `json:"command,omitempty"`
 	// Paths are the files a file tool names: every path a patch adds,
-	// updates, moves to or deletes.
+	// updates, moves to or deletes. A shell call that applies a patch
+	// (Codex's `apply_patch <patch>`) has the patch's paths too.
 	Paths []string `json:"paths,omitempty"`
 	// URL is the first URL a fetch tool reads; URLs all of them.
 	URL  string   `json:"url,omitempty"`
@@ -85,6 +86,9 @@ func Read(tool string, input map[string]any, typed string) *View {
 			if e.StartsSession && present && startsShell(commandLine(raw)) {
 				v.Interactive = true
 			}
+			if present {
+				v.Paths = appendUnique(v.Paths, shellPatchPaths(raw)...)
+			}
 		case Stdin:
 			chars, _ := raw.(string)
 			v.Terminal = sessionID(input[e.SessionField])
@@ -115,6 +119,19 @@ func Read(tool string, input map[string]any, typed string) *View {
 		v.URL = v.URLs[0]
 	}
 	return v
+}
+
+// shellPatchPaths are the paths of a patch a shell call applies: Codex
+// runs `apply_patch <patch>` (argv, or a heredoc in a command line)
+// itself, as a write, not through a shell.
+func shellPatchPaths(raw any) []string {
+	var paths []string
+	for _, s := range strings_(raw) {
+		if strings.Contains(s, "*** ") && (strings.Contains(s, "apply_patch") || strings.Contains(s, "applypatch") || strings.HasPrefix(s, "*** Begin Patch")) {
+			paths = appendUnique(paths, PatchPaths(s)...)
+		}
+	}
+	return paths
 }
 
 // commandLine reads a command member: a string as it is, an array of

@@ -229,3 +229,21 @@ func TestTerminalsBounds(t *testing.T) {
 		t.Fatalf("after newline %q %v", typed, trunc)
 	}
 }
+
+// Codex applies a patch through its shell tools too: the view names the
+// patch's paths.
+func TestShellAppliesPatch(t *testing.T) {
+	patch := "*** Begin Patch\n*** Delete File: /etc/hosts\n*** End Patch\n"
+	for tool, in := range map[string]map[string]any{
+		"shell":        {"command": []any{"apply_patch", patch}},
+		"exec_command": {"cmd": "apply_patch <<'EOF'\n" + patch + "EOF\n"},
+	} {
+		v := Read(tool, in, "")
+		if v.Class != Shell || !slices.Equal(v.Paths, []string{"/etc/hosts"}) {
+			t.Errorf("%s: %+v", tool, v)
+		}
+	}
+	if v := Read("Bash", map[string]any{"command": "ls"}, ""); len(v.Paths) != 0 {
+		t.Errorf("ls has paths %q", v.Paths)
+	}
+}
