@@ -12,12 +12,14 @@ var patchMarkers = []string{"*** Add File:", "*** Update File:", "*** Delete Fil
 // that a patch a lenient reader accepts names no path this one misses.
 func PatchPaths(patch string) []string {
 	var paths []string
+	seen := map[string]bool{}
 	for line := range strings.SplitSeq(patch, "\n") {
 		line = strings.TrimLeft(strings.TrimRight(line, "\r"), " \t")
 		for _, m := range patchMarkers {
 			if rest, ok := strings.CutPrefix(line, m); ok {
-				if p := strings.TrimSpace(rest); p != "" {
-					paths = appendUnique(paths, p)
+				if p := strings.TrimSpace(rest); p != "" && !seen[p] {
+					seen[p] = true
+					paths = append(paths, p)
 				}
 				break
 			}

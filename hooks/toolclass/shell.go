@@ -141,23 +141,23 @@ func EditLine(typed string) string {
 		return typed
 	}
 	out := make([]byte, 0, len(typed))
-	lineStart := func() int { return strings.LastIndexByte(string(out), '\n') + 1 }
+	start := 0 // where the line being edited starts in out
 	for i := 0; i < len(typed); i++ {
 		switch c := typed[i]; c {
-		case '\r':
-			if i+1 < len(typed) && typed[i+1] == '\n' {
+		case '\r', '\n':
+			if c == '\r' && i+1 < len(typed) && typed[i+1] == '\n' {
 				continue
 			}
 			out = append(out, '\n')
+			start = len(out)
 		case 0x7f, 0x08:
-			if len(out) > lineStart() {
-				_, size := utf8.DecodeLastRune(out)
+			if len(out) > start {
+				_, size := utf8.DecodeLastRune(out[start:])
 				out = out[:len(out)-size]
 			}
 		case 0x15:
-			out = out[:lineStart()]
+			out = out[:start]
 		case 0x17:
-			start := lineStart()
 			end := len(out)
 			for end > start && (out[end-1] == ' ' || out[end-1] == '\t') {
 				end--

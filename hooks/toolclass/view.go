@@ -190,7 +190,22 @@ func strings_(raw any) []string {
 	return nil
 }
 
+// appendUnique appends the strings of src not yet in dst. A long dst (a
+// patch naming thousands of files) is indexed first.
 func appendUnique(dst []string, src ...string) []string {
+	if len(dst)+len(src) > 32 {
+		seen := make(map[string]bool, len(dst)+len(src))
+		for _, s := range dst {
+			seen[s] = true
+		}
+		for _, s := range src {
+			if !seen[s] {
+				seen[s] = true
+				dst = append(dst, s)
+			}
+		}
+		return dst
+	}
 	for _, s := range src {
 		if !slices.Contains(dst, s) {
 			dst = append(dst, s)

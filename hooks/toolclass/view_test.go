@@ -3,7 +3,9 @@ package toolclass
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 )
 
 // sampleInput is an input of e's shape that names target.
@@ -245,5 +247,33 @@ func TestShellAppliesPatch(t *testing.T) {
 	}
 	if v := Read("Bash", map[string]any{"command": "ls"}, ""); len(v.Paths) != 0 {
 		t.Errorf("ls has paths %q", v.Paths)
+	}
+}
+
+// Editing a long line costs time linear in its length.
+func TestEditLineLinear(t *testing.T) {
+	long := strings.Repeat("ab\x7f", 1<<18) + "\n"
+	start := time.Now()
+	if got := EditLine(long); len(got) != 1<<18+1 {
+		t.Fatalf("edited to %d bytes", len(got))
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("editing 768 KiB took %s", d)
+	}
+}
+
+// A patch naming many files is read in time linear in its length.
+func TestPatchPathsLinear(t *testing.T) {
+	var b strings.Builder
+	for i := range 100_000 {
+		fmt.Fprintf(&b, "*** Add File: f%d\n+x\n", i)
+	}
+	start := time.Now()
+	v := Read("apply_patch", map[string]any{"input": b.String(), "patchText": b.String()}, "")
+	if len(v.Paths) != 100_000 {
+		t.Fatalf("%d paths", len(v.Paths))
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Fatalf("reading took %s", d)
 	}
 }
