@@ -133,11 +133,12 @@ func splitCommands(cmd string) []string {
 
 // EditLine replays the line editing a terminal does on typed text: a
 // carriage return ends a line as a newline does, backspace (DEL or BS)
-// deletes the character before it, ^U the line typed so far and ^W the
-// word before it; none of them reaches back past a newline. Other control
-// characters are kept (the view is then Opaque).
+// deletes the character before it, ^U and ^C the line typed so far, ^W
+// the word before it, and ^D types nothing; none of them reaches back past
+// a newline. Other control characters (escape sequences, tab completion)
+// are kept (the view is then Opaque).
 func EditLine(typed string) string {
-	if !strings.ContainsAny(typed, "\r\x7f\x08\x15\x17") {
+	if !strings.ContainsAny(typed, "\r\x7f\x08\x15\x17\x03\x04") {
 		return typed
 	}
 	out := make([]byte, 0, len(typed))
@@ -155,8 +156,11 @@ func EditLine(typed string) string {
 				_, size := utf8.DecodeLastRune(out[start:])
 				out = out[:len(out)-size]
 			}
-		case 0x15:
+		case 0x15, 0x03:
+			// ^U kills the line typed so far; ^C (an interrupt) discards it.
 			out = out[:start]
+		case 0x04:
+			// ^D ends input on an empty line and types nothing otherwise.
 		case 0x17:
 			end := len(out)
 			for end > start && (out[end-1] == ' ' || out[end-1] == '\t') {

@@ -156,10 +156,15 @@ func commandLine(raw any) string {
 	return ""
 }
 
-// sessionID reads a terminal session id, a number or a string.
+// sessionID reads a terminal session id, a number or a string; a string
+// that reads as a number is that number, so that 1 and "1" (or " 01")
+// are one terminal.
 func sessionID(raw any) string {
 	switch x := raw.(type) {
 	case string:
+		if f, err := strconv.ParseFloat(strings.TrimSpace(x), 64); err == nil {
+			return strconv.FormatFloat(f, 'f', -1, 64)
+		}
 		return x
 	case float64:
 		return strconv.FormatFloat(x, 'f', -1, 64)

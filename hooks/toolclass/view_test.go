@@ -163,6 +163,8 @@ func TestEditLine(t *testing.T) {
 		"echo safe\x15rm -r /x": "rm -r /x",
 		"a\n\x7f\x7fb":          "a\nb",
 		"é\x7f":                 "",
+		"rm -r /srv\x03ls\n":    "ls\n",
+		"exit\x04":              "exit",
 	} {
 		if got := EditLine(in); got != want {
 			t.Errorf("EditLine(%q) = %q, want %q", in, got, want)
@@ -199,6 +201,12 @@ func TestStdinAcrossCalls(t *testing.T) {
 	// The same call judged again sees the line as before it.
 	if v := call("c3", "ls\nrm -r"); v.Command != "ls\nrm -r" {
 		t.Fatalf("resent call %q", v.Command)
+	}
+	// The session id as a string is the same terminal.
+	terms.Commit(key, "c4", "rm -r", false, " /")
+	typed, _ := terms.Typed(TerminalKey{Session: "s1", Tenant: "acme", Terminal: sessionID(" 07")}, "c5")
+	if typed != "rm -r /" {
+		t.Fatalf("terminal \" 07\" reads %q", typed)
 	}
 	// Another terminal, tenant or session shares nothing.
 	other := key
