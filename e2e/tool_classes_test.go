@@ -3,11 +3,17 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
 
+	"github.com/hookgate/hookgate/config"
+	"github.com/hookgate/hookgate/internal/app"
 	"github.com/hookgate/hookgate/internal/mockupstream"
 )
 
@@ -214,5 +220,30 @@ func TestToolClassesCaseMatesAreJudgedNotRefused(t *testing.T) {
 				t.Fatalf("BASH beside %s: reached the client %v: %s", tc.matcher, passed, hgShort([]byte(body)))
 			}
 		})
+	}
+}
+
+// A misspelt class fails the load with an error naming the entry and the
+// classes there are.
+func TestToolClassesMisspeltClassFailsTheLoad(t *testing.T) {
+	mock := mockupstream.Start(t)
+	doc := "listen: 127.0.0.1:0\nadmin:\n  listen: 127.0.0.1:0\nupstreams:\n  - name: mock\n    provider: openai\n    base_url: " + mock.URL() + `
+store:
+  path: ` + filepath.Join(t.TempDir(), "hookgate.db") + `
+hooks:
+  - id: typo
+    event: pre_tool_use
+    classes: [shel]
+    handler: {type: builtin, name: deny_patterns, with: {defaults: [shell]}}
+`
+	cfg, err := config.Parse([]byte(doc), "e2e.yaml", os.LookupEnv)
+	if err == nil {
+		var a *app.App
+		if a, err = app.Build(cfg, slog.New(slog.NewTextHandler(io.Discard, nil))); err == nil {
+			a.Close()
+		}
+	}
+	if err == nil || !strings.Contains(err.Error(), `classes[0]: unknown tool class "shel" (want one of [shell file_write file_read web_fetch])`) || !strings.Contains(err.Error(), "typo") {
+		t.Fatalf("load error %v", err)
 	}
 }
