@@ -34,7 +34,8 @@ func (ev *Event) readView() *toolclass.View {
 	}
 	v := toolclass.Read(ev.ToolName, ev.ToolInput, typed)
 	if v != nil && ev.typed != nil {
-		v.Truncated = ev.typed.truncated
+		chars, _ := ev.ToolInput[ev.typed.charsField].(string)
+		v.Truncated = ev.typed.truncated && !toolclass.DiscardsLine(chars)
 	}
 	return v
 }

@@ -171,7 +171,7 @@ func (d *denyPatterns) Handle(_ context.Context, ev *hooks.Event) (hooks.Result,
 			case view.Opaque:
 				return hooks.Result{Decision: hooks.Block, Reason: "terminal input with control characters hookgate does not replay (cursor movement, completion, history): not judged, blocked"}, nil
 			case view.Truncated:
-				return hooks.Result{Decision: hooks.Block, Reason: fmt.Sprintf("a line typed into a terminal longer than %d bytes: not judged whole, blocked", toolclass.DefaultTerminalBytes)}, nil
+				return hooks.Result{Decision: hooks.Block, Reason: "a line typed into a terminal that hookgate could not keep whole (too long, or forgotten under load): not judged, blocked; type ^C or ^U first to discard it"}, nil
 			}
 			visit(view.Command)
 		}

@@ -2,10 +2,12 @@ package builtin
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/hookgate/hookgate/hooks"
+	"github.com/hookgate/hookgate/hooks/toolclass"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -227,5 +229,49 @@ func TestSecretGuardTerminalLine(t *testing.T) {
 	out := dispatch(e, "write_stdin", "k2", map[string]any{"session_id": float64(2), "chars": key[20:] + "\n"})
 	if out.Decision != hooks.Block || !strings.Contains(out.Reason, "tool.command") || strings.Contains(out.Reason, key) {
 		t.Fatalf("second half: %+v", out)
+	}
+}
+
+// A half-typed line forgotten under load is not judged as a fresh one: the
+// call that would complete it is blocked, until ^C discards it.
+func TestForgottenTerminalLineIsBlocked(t *testing.T) {
+	var specs []hooks.Spec
+	if err := yaml.Unmarshal([]byte(`
+- id: no-wipe
+  event: pre_tool_use
+  classes: [shell]
+  handler: {type: builtin, name: deny_patterns, with: {defaults: [shell]}}
+`), &specs); err != nil {
+		t.Fatal(err)
+	}
+	specs[0].Trusted = true
+	reg := hooks.NewBuiltins()
+	if err := Register(reg); err != nil {
+		t.Fatal(err)
+	}
+	e, err := hooks.Compile(specs, hooks.Deps{}, hooks.Options{Builtins: reg, Terminals: toolclass.NewTerminals(2, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	typeInto := func(id string, terminal float64, chars string) hooks.Outcome {
+		return dispatch(e, "write_stdin", id, map[string]any{"session_id": terminal, "chars": chars})
+	}
+	if out := typeInto("a", 1, "rm -rf"); out.Decision != hooks.Allow {
+		t.Fatal(out)
+	}
+	for i := range 3 { // other terminals push terminal 1's line out
+		if out := typeInto(fmt.Sprint("b", i), float64(10+i), "echo"); out.Decision != hooks.Allow {
+			t.Fatal(out)
+		}
+	}
+	if out := typeInto("c", 1, " /\n"); out.Decision != hooks.Block || !strings.Contains(out.Reason, "could not keep whole") {
+		t.Fatalf("completing a forgotten line: %+v", out)
+	}
+	if out := typeInto("d", 1, "\x03ls\n"); out.Decision != hooks.Allow {
+		t.Fatalf("after ^C: %+v", out)
+	}
+	if out := typeInto("e", 1, "ls\n"); out.Decision != hooks.Allow {
+		t.Fatalf("afterwards: %+v", out)
 	}
 }

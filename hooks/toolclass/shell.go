@@ -131,6 +131,14 @@ func splitCommands(cmd string) []string {
 	})
 }
 
+// DiscardsLine reports whether typing chars first discards the line being
+// typed (^C or ^U before any newline), so that what came before it on
+// that line no longer matters.
+func DiscardsLine(chars string) bool {
+	i := strings.IndexAny(chars, "\x03\x15\r\n")
+	return i >= 0 && (chars[i] == 0x03 || chars[i] == 0x15)
+}
+
 // EditLine replays the line editing a terminal does on typed text: a
 // carriage return ends a line as a newline does, backspace (DEL or BS)
 // deletes the character before it, ^U and ^C the line typed so far, ^W

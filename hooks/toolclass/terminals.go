@@ -24,19 +24,30 @@ type TerminalKey struct {
 
 // Terminals remembers, per terminal session, the line typed so far and not
 // yet completed by a newline, so that a command typed across several
-// write_stdin calls is judged whole. It is bounded in sessions and bytes
-// per session. What it has forgotten (evicted, or a restart) is simply
-// absent: the next call is judged on what it types itself.
+// write_stdin calls is judged whole. It holds only terminals with a line
+// half typed, at most maxKeys of them (the least recently used one is
+// forgotten past that) and maxBytes of each line (a longer one keeps its
+// start and reads as truncated).
+//
+// A forgotten half-typed line is remembered as lost (as many of those
+// again): the next call on that terminal reads as truncated, which
+// deny_patterns blocks, rather than as a fresh line, until a newline
+// ends it or a call discards it (^C or ^U first). What a restart forgets
+// is simply absent: the next call is judged on what it types itself.
 //
 // Only allowed calls are committed: a blocked call's characters never
 // reached the terminal. A call committed twice (the same call id judged
-// again) is seen from the line as it was before it.
+// again) is seen from the line as it was before it, while that line is
+// unfinished.
 type Terminals struct {
 	maxKeys, maxBytes int
 
 	mu    sync.Mutex
 	lines map[TerminalKey]*list.Element // of *terminalLine
 	order *list.List                    // front: most recently used
+	// lost are the terminals whose half-typed line was forgotten.
+	lost      map[TerminalKey]*list.Element // of TerminalKey
+	lostOrder *list.List
 }
 
 type terminalLine struct {
@@ -59,7 +70,8 @@ func NewTerminals(maxKeys, maxBytes int) *Terminals {
 	if maxBytes <= 0 {
 		maxBytes = DefaultTerminalBytes
 	}
-	return &Terminals{maxKeys: maxKeys, maxBytes: maxBytes, lines: map[TerminalKey]*list.Element{}, order: list.New()}
+	return &Terminals{maxKeys: maxKeys, maxBytes: maxBytes, lines: map[TerminalKey]*list.Element{}, order: list.New(),
+		lost: map[TerminalKey]*list.Element{}, lostOrder: list.New()}
 }
 
 // Typed returns the unfinished line of k as call callID sees it.
@@ -68,7 +80,8 @@ func (t *Terminals) Typed(k TerminalKey, callID string) (text string, truncated 
 	defer t.mu.Unlock()
 	el, ok := t.lines[k]
 	if !ok {
-		return "", false
+		_, lost := t.lost[k]
+		return "", lost
 	}
 	t.order.MoveToFront(el)
 	l := el.Value.(*terminalLine)
@@ -82,7 +95,7 @@ func (t *Terminals) Typed(k TerminalKey, callID string) (text string, truncated 
 // typed chars into k.
 func (t *Terminals) Commit(k TerminalKey, callID, typed string, typedTruncated bool, chars string) {
 	full := EditLine(typed + chars)
-	rest, truncated := full, typedTruncated
+	rest, truncated := full, typedTruncated && !DiscardsLine(chars)
 	if i := strings.LastIndexByte(full, '\n'); i >= 0 {
 		rest, truncated = full[i+1:], false
 	}
@@ -91,23 +104,47 @@ func (t *Terminals) Commit(k TerminalKey, callID, typed string, typedTruncated b
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if el, ok := t.lines[k]; ok {
+	if el, ok := t.lost[k]; ok && (!truncated || DiscardsLine(chars)) {
+		delete(t.lost, k) // a newline ended the lost line, or ^C or ^U discarded it
+		t.lostOrder.Remove(el)
+	}
+	el, ok := t.lines[k]
+	if rest == "" && !truncated {
+		if ok { // nothing pending: nothing to remember
+			delete(t.lines, k)
+			t.order.Remove(el)
+		}
+		return
+	}
+	if ok {
 		t.order.MoveToFront(el)
 		l := el.Value.(*terminalLine)
 		l.lastCall, l.before, l.beforeTruncated = callID, typed, typedTruncated
 		l.text, l.truncated = strings.Clone(rest), truncated
 		return
 	}
-	if rest == "" && !truncated {
-		return // nothing pending: nothing to remember
-	}
 	for t.order.Len() >= t.maxKeys {
 		oldest := t.order.Back()
-		delete(t.lines, oldest.Value.(*terminalLine).key)
+		key := oldest.Value.(*terminalLine).key
+		delete(t.lines, key)
 		t.order.Remove(oldest)
+		t.markLost(key)
 	}
 	l := &terminalLine{key: k, text: strings.Clone(rest), truncated: truncated, lastCall: callID}
 	t.lines[k] = t.order.PushFront(l)
+}
+
+// markLost remembers that k's half-typed line was forgotten.
+func (t *Terminals) markLost(k TerminalKey) {
+	if _, ok := t.lost[k]; ok {
+		return
+	}
+	for t.lostOrder.Len() >= t.maxKeys {
+		oldest := t.lostOrder.Back()
+		delete(t.lost, oldest.Value.(TerminalKey))
+		t.lostOrder.Remove(oldest)
+	}
+	t.lost[k] = t.lostOrder.PushFront(k)
 }
 
 // Len is how many terminal sessions are remembered.

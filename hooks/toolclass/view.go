@@ -36,8 +36,9 @@ type View struct {
 	// completion, history recall): what the line runs cannot be read
 	// from the text.
 	Opaque bool `json:"opaque,omitempty"`
-	// Truncated is true when the line typed into a terminal outgrew what
-	// hookgate keeps of it, so Command holds its start and this call only.
+	// Truncated is true when hookgate could not keep the line typed into
+	// the terminal whole (it outgrew the bound, or was forgotten under
+	// load), so Command holds only part of it.
 	Truncated bool `json:"truncated,omitempty"`
 }
 

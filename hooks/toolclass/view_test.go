@@ -225,8 +225,27 @@ func TestTerminalsBounds(t *testing.T) {
 	if n := terms.Len(); n != 3 {
 		t.Fatalf("%d sessions kept, want 3", n)
 	}
-	if typed, _ := terms.Typed(TerminalKey{Session: "s", Terminal: "0"}, ""); typed != "" {
-		t.Fatalf("oldest not evicted: %q", typed)
+	lost := TerminalKey{Session: "s", Terminal: "0"}
+	if typed, trunc := terms.Typed(lost, ""); typed != "" || !trunc {
+		t.Fatalf("oldest not evicted, or evicted without a trace: %q %v", typed, trunc)
+	}
+	// The lost line reads as truncated until a newline ends it.
+	terms.Commit(lost, "l1", "", true, "more")
+	if _, trunc := terms.Typed(lost, ""); !trunc {
+		t.Fatal("the lost line reads whole")
+	}
+	terms.Commit(lost, "l2", "more", true, "\n")
+	if typed, trunc := terms.Typed(lost, ""); typed != "" || trunc {
+		t.Fatalf("after the newline: %q %v", typed, trunc)
+	}
+	// ^C discards a line that could not be kept whole.
+	terms.Commit(lost, "l3", "", true, "x")
+	terms.Commit(lost, "l4", "x", true, "\x03ls")
+	if typed, trunc := terms.Typed(lost, ""); typed != "ls" || trunc {
+		t.Fatalf("after ^C: %q %v", typed, trunc)
+	}
+	if !DiscardsLine("\x15rm") || DiscardsLine("a\n\x03") || DiscardsLine("ls") {
+		t.Fatal("DiscardsLine")
 	}
 	k := TerminalKey{Session: "s", Terminal: "4"}
 	terms.Commit(k, "c2", "partial", false, " and much more")
@@ -237,6 +256,12 @@ func TestTerminalsBounds(t *testing.T) {
 	terms.Commit(k, "c3", typed, trunc, "x\nok")
 	if typed, trunc := terms.Typed(k, ""); typed != "ok" || trunc {
 		t.Fatalf("after newline %q %v", typed, trunc)
+	}
+	// A finished line is not kept.
+	before := terms.Len()
+	terms.Commit(k, "c4", "ok", false, "\n")
+	if terms.Len() != before-1 {
+		t.Fatalf("%d terminals kept after the line ended, want %d", terms.Len(), before-1)
 	}
 }
 
