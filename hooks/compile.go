@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/hookgate/hookgate/hooks/toolclass"
 )
 
 // Defaults of the dispatcher.
@@ -48,6 +50,11 @@ type Options struct {
 	// CELCostLimit bounds one if_expr evaluation. Zero means
 	// DefaultCELCostLimit.
 	CELCostLimit uint64
+	// Terminals remembers the lines typed into terminal sessions
+	// (write_stdin), so that a command typed across calls is judged
+	// whole. Nil gives the Engine its own, lost when it is retired; pass
+	// one to keep it across reloads.
+	Terminals *toolclass.Terminals
 }
 
 // hookIDPattern keeps ids usable as metric labels and audit keys.
@@ -74,8 +81,9 @@ type hook struct {
 	// caller's goroutine (see InlineObserver).
 	inline bool
 
-	matcher *regexp.Regexp // nil: every tool
-	cond    *condition     // nil: always
+	matcher *regexp.Regexp // nil (and no classes): every tool
+	classes []toolclass.Class
+	cond    *condition // nil: always
 	handler Handler
 	timeout time.Duration
 	// failOpen is on_timeout allow/skip: an error or timeout lets the
@@ -194,6 +202,22 @@ func compileHook(spec *Spec, index int, deps Deps, opts *Options) (*hook, []erro
 			add(fmt.Errorf("matcher: %w", err))
 		}
 		h.matcher = re
+	} else if m == "*" && len(spec.Classes) > 0 {
+		h.matcher = regexp.MustCompile(``) // "*" beside classes still matches every tool
+	}
+
+	// classes
+	if len(spec.Classes) > 0 && eventOK && !spec.Event.HasTool() {
+		add(fmt.Errorf("classes: only pre_tool_use and post_tool_use have a tool to classify (event %s)", spec.Event))
+	}
+	for i, name := range spec.Classes {
+		if !toolclass.Known(name) {
+			add(fmt.Errorf("classes[%d]: unknown tool class %q (want one of %v)", i, name, toolclass.Classes))
+			continue
+		}
+		if !slices.Contains(h.classes, toolclass.Class(name)) {
+			h.classes = append(h.classes, toolclass.Class(name))
+		}
 	}
 
 	// if_expr

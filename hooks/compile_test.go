@@ -111,7 +111,7 @@ func TestCompileValidAndVersions(t *testing.T) {
 
 func TestCELVariablesCoverEveryEventField(t *testing.T) {
 	// Every JSON field of Event must be declared as a CEL variable.
-	declared := map[string]bool{"toolInput": true, "metadata": true}
+	declared := map[string]bool{"toolInput": true, "metadata": true, "tool": true}
 	for _, n := range celStringVars {
 		declared[n] = true
 	}

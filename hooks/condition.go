@@ -30,6 +30,13 @@ const DefaultCELCostLimit = 1_000_000
 //	has(toolInput.command) && toolInput.command.contains('rm -rf')
 //
 // or with optional syntax: toolInput.?command.orValue(”).contains('rm').
+//
+// tool is the normalised view of the call (see toolclass.View), with every
+// key always present: tool.class ("" for a tool of no class),
+// tool.command, tool.paths, tool.url, tool.urls, tool.interactive,
+// tool.terminal, tool.opaque, tool.truncated:
+//
+//	tool.class == 'shell' && tool.command.matches('\\brm\\s+-[a-zA-Z]*r')
 type condition struct {
 	src string
 	prg cel.Program
@@ -48,6 +55,7 @@ var celEnv = sync.OnceValues(func() (*cel.Env, error) {
 	opts = append(opts,
 		cel.Variable("toolInput", cel.MapType(cel.StringType, cel.DynType)),
 		cel.Variable("metadata", cel.MapType(cel.StringType, cel.DynType)),
+		cel.Variable("tool", cel.MapType(cel.StringType, cel.DynType)),
 	)
 	return cel.NewEnv(opts...)
 })
@@ -147,6 +155,8 @@ func (a eventActivation) ResolveName(name string) (any, bool) {
 			return emptyMap, true
 		}
 		return ev.Metadata, true
+	case "tool":
+		return toolMap(ev.Tool), true
 	}
 	return nil, false
 }

@@ -19,7 +19,7 @@
 //	out := eng.Dispatch(ctx, ev)          // per event
 //	eng.Close()                           // when a reload retires it
 //
-// Compile checks every entry (unique id, known event, matcher RE2, if_expr
+// Compile checks every entry (unique id, known event, matcher RE2, tool classes, if_expr
 // type-checked CEL, on_timeout for the event's class, scope, allow_mutation,
 // mode, on_block, the handler's type and keys, and that untrusted tenant
 // entries use script or builtin handlers only) and builds the handlers, so

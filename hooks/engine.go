@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hookgate/hookgate/hooks/toolclass"
 )
 
 // Engine runs the hooks of one configuration. It is built by Compile,
@@ -23,7 +25,9 @@ type Engine struct {
 	rec    Recorder
 	log    *slog.Logger
 	pool   *observerPool
-	slots  Limiter // bounds synchronous executions; nil: unbounded
+	// terminals remembers lines typed into terminal sessions (write_stdin).
+	terminals *toolclass.Terminals
+	slots     Limiter // bounds synchronous executions; nil: unbounded
 
 	// refs is 1 (the owner) plus the dispatches and observer jobs in
 	// flight; the handlers are closed when it drops to zero.
@@ -37,7 +41,10 @@ type Engine struct {
 var allEventsArray = [8]EventName{}
 
 func newEngine(hooks []*hook, log *slog.Logger, opts *Options) *Engine {
-	e := &Engine{hooks: hooks, log: log, rec: opts.Recorder, done: make(chan struct{})}
+	e := &Engine{hooks: hooks, log: log, rec: opts.Recorder, done: make(chan struct{}), terminals: opts.Terminals}
+	if e.terminals == nil {
+		e.terminals = toolclass.NewTerminals(0, 0)
+	}
 	if e.rec == nil {
 		e.rec = nopRecorder{}
 	}
@@ -52,7 +59,7 @@ func newEngine(hooks []*hook, log *slog.Logger, opts *Options) *Engine {
 		slices.SortStableFunc(hs, func(a, b *hook) int { return cmp.Compare(a.priority, b.priority) })
 		c := &chain{hooks: hs}
 		for _, h := range hs {
-			c.anyMatcher = c.anyMatcher || h.matcher != nil
+			c.anyMatcher = c.anyMatcher || h.matcher != nil || len(h.classes) > 0
 			needPool = needPool || (h.class == Observing && !h.inline)
 		}
 		e.chains[name.index()] = c
@@ -154,7 +161,7 @@ func (e *Engine) Dispatch(ctx context.Context, ev *Event) Outcome {
 	}
 
 	out := Outcome{Decision: Allow}
-	cur := ev
+	cur := e.viewed(ev)
 	var observers []*hook
 	for _, h := range hooks {
 		if !h.inScope(ev) {
@@ -204,6 +211,7 @@ func (e *Engine) Dispatch(ctx context.Context, ev *Event) Outcome {
 		}
 		out.Context = strings.Join(texts, "\n\n")
 	}
+	e.commitTyped(cur, &out)
 	if len(observers) > 0 {
 		e.observe(cur, observers)
 	}
@@ -348,6 +356,9 @@ func (e *Engine) apply(h *hook, cur *Event, res Result, x *Execution, out *Outco
 		if merged != nil {
 			cp := *next
 			cp.ToolInput = merged
+			if cp.Tool != nil {
+				cp.Tool = cp.readView() // the next hook sees the rewritten call's view
+			}
 			next = &cp
 			out.ToolInput = merged
 			rewrote = true

@@ -1,5 +1,7 @@
 package hooks
 
+import "github.com/hookgate/hookgate/hooks/toolclass"
+
 // EventName names a boundary of the agent loop at which hooks fire.
 type EventName string
 
@@ -113,10 +115,20 @@ type Event struct {
 	ToolName        string         `json:"toolName,omitempty"`
 	ToolCallID      string         `json:"toolCallId,omitempty"`
 	ToolInput       map[string]any `json:"toolInput,omitempty"`
-	ToolResult      *string        `json:"toolResult,omitempty"`
-	Prompt          string         `json:"prompt,omitempty"`
-	Response        string         `json:"response,omitempty"`
-	Metadata        map[string]any `json:"metadata,omitempty"`
+	// Tool is the normalised view of the call (class, command, paths,
+	// url), for a tool of a known class (package toolclass). The engine
+	// fills it in for the hooks it runs, from ToolName and ToolInput (and
+	// what was typed before into a terminal session); a caller's value is
+	// replaced.
+	Tool       *toolclass.View `json:"tool,omitempty"`
+	ToolResult *string         `json:"toolResult,omitempty"`
+	Prompt     string          `json:"prompt,omitempty"`
+	Response   string          `json:"response,omitempty"`
+	Metadata   map[string]any  `json:"metadata,omitempty"`
+
+	// typed is the terminal line a write_stdin call is read with (set by
+	// the engine on its own copy; see Engine.viewed).
+	typed *typedLine
 
 	// Bypass is set by the wiring for requests made with a virtual key
 	// marked bypass_hooks (automated evaluations). Blocking hooks are then

@@ -2,8 +2,11 @@ package hooks
 
 import (
 	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/hookgate/hookgate/hooks/toolclass"
 )
 
 // maxMatchCache bounds the tool names remembered per event. Tool names come
@@ -41,8 +44,10 @@ func (c *chain) matching(toolName string) []*hook {
 
 func (c *chain) remember(toolName string) []*hook {
 	var hs []*hook
+	class, classed := toolclass.ClassOf(toolName)
+	mates := toolclass.CaseMates(toolName)
 	for _, h := range c.hooks {
-		if h.matcher == nil || h.matcher.MatchString(toolName) {
+		if matches(h, toolName, class, classed, mates) {
 			hs = append(hs, h)
 		}
 	}
@@ -59,6 +64,28 @@ func (c *chain) remember(toolName string) []*hook {
 	next[toolName] = hs
 	c.cache.Store(&next)
 	return hs
+}
+
+// matches reports whether h applies to the tool: no matcher and no
+// classes, or its matcher accepts the name, or one of its classes is the
+// tool's. A matcher that accepts a class-mate differing only in case
+// (Bash for bash) accepts the tool too: they are one tool of different
+// agents, judged alike, never refused as look-alikes of each other.
+func matches(h *hook, toolName string, class toolclass.Class, classed bool, mates []string) bool {
+	switch {
+	case h.matcher == nil && len(h.classes) == 0,
+		h.matcher != nil && h.matcher.MatchString(toolName),
+		classed && slices.Contains(h.classes, class):
+		return true
+	}
+	if h.matcher != nil {
+		for _, m := range mates {
+			if h.matcher.MatchString(m) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func lenOf(m *map[string][]*hook) int {

@@ -59,6 +59,13 @@ func (c *jsConverter) event(ev *Event) (goja.Value, error) {
 		}
 		define(o, "toolInput", v)
 	}
+	if ev.Tool != nil {
+		v, err := c.value(toolMap(ev.Tool), 0)
+		if err != nil {
+			return nil, fmt.Errorf("tool: %w", err)
+		}
+		define(o, "tool", v)
+	}
 	if ev.ToolResult != nil {
 		c.budget -= len(*ev.ToolResult) + 16
 		if c.budget < 0 {

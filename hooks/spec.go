@@ -10,9 +10,13 @@ import (
 // Spec is one hook entry as an operator writes it under `hooks:`.
 // The YAML names are part of hookgate's configuration contract.
 type Spec struct {
-	ID            string      `yaml:"id"`
-	Event         EventName   `yaml:"event"`
-	Matcher       string      `yaml:"matcher,omitempty"`
+	ID      string    `yaml:"id"`
+	Event   EventName `yaml:"event"`
+	Matcher string    `yaml:"matcher,omitempty"`
+	// Classes matches tools by class (shell, file_write, file_read,
+	// web_fetch; see package toolclass), whatever each agent calls them.
+	// A hook with both matcher and classes applies when either matches.
+	Classes       []string    `yaml:"classes,omitempty" json:",omitempty"`
 	IfExpr        string      `yaml:"if_expr,omitempty"`
 	Handler       HandlerSpec `yaml:"handler"`
 	TimeoutMS     int         `yaml:"timeout_ms,omitempty"`

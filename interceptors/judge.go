@@ -130,6 +130,11 @@ func plainToolName(name string) bool {
 // lookAlike refuses a tool name that is not plain ASCII, and one that
 // differs only in letter case from a name the policy's matchers want
 // ("EXEC" beside "^exec$"). It returns "" for a name to judge normally.
+//
+// Members of one tool class that differ only in case (Claude Code's Bash,
+// opencode's and pi's bash; see toolclass.CaseMates) are not look-alikes
+// of each other: the engine's matchers take a policy naming one as naming
+// them all, so Wants holds and the call is judged by those hooks.
 func lookAlike(engine *hooks.Engine, ev *hooks.Event) string {
 	if !plainToolName(ev.ToolName) {
 		return fmt.Sprintf("tool name %q is not plain ASCII (letters, digits, _ - . : /), so hookgate cannot match it against its policy", ev.ToolName)

@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -68,6 +69,13 @@ func TestCatalogueExamples(t *testing.T) {
 	out = e.Dispatch(ctx, &hooks.Event{Event: hooks.PreToolUse, Tenant: "acme", ToolName: "write_file", ToolInput: map[string]any{"path": "x"}})
 	if !out.Blocked() || out.HookID != "readonly" {
 		t.Fatalf("read-only: %+v", out)
+	}
+	// Codex types rm -r ./build into a terminal across two calls.
+	for i, chars := range []string{"rm -", "r ./build\n"} {
+		out = e.Dispatch(ctx, &hooks.Event{Event: hooks.PreToolUse, Tenant: "beta", SessionID: "s2", ToolName: "write_stdin", ToolCallID: fmt.Sprint("w", i), ToolInput: map[string]any{"session_id": float64(1), "chars": chars}})
+		if out.Blocked() != (i == 1) || (i == 1 && out.HookID != "no-recursive-delete") {
+			t.Fatalf("write_stdin %d: %+v", i, out)
+		}
 	}
 	for i := range 11 {
 		out = e.Dispatch(ctx, &hooks.Event{Event: hooks.PreToolUse, Tenant: "beta", Agent: "a", ToolName: "exec", ToolInput: map[string]any{"command": "ls"}})

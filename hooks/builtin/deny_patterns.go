@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hookgate/hookgate/hooks"
+	"github.com/hookgate/hookgate/hooks/toolclass"
 )
 
 // DenyPatternsName is the registry name of the deny_patterns built-in.
@@ -28,7 +29,14 @@ const maxScanBytes = 1 << 20
 //	  patterns:                       # own patterns: a regex, or {label, regex}
 //	    - "curl[^|]*\\|\\s*(ba)?sh"
 //	    - {label: prod-db, regex: "(?i)prod[-_]db"}
-//	  fields: [command, args]         # toolInput paths (dotted); default: every string value
+//	  fields: [command, args]         # toolInput paths (dotted), or tool.command; default: every string value
+//
+// For a call of a shell-class tool (package toolclass) the normalised
+// command (tool.command: argv joined, a terminal's completed line) is
+// scanned too, unless fields are set and do not name tool.command. Such a
+// command that hookgate cannot read whole (terminal input with control
+// characters it does not replay, or a line longer than it keeps) is
+// blocked unscanned.
 type denyParams struct {
 	Defaults []string       `json:"defaults"`
 	Patterns []patternParam `json:"patterns"`
@@ -62,8 +70,19 @@ type Pattern struct {
 // denyPatterns blocks a tool call when a pattern matches a chosen field.
 type denyPatterns struct {
 	patterns []Pattern
-	fields   [][]string // nil: every string value
+	fields   [][]string
+	// all: no fields were set, so every string value is scanned.
+	all bool
+	// command: scan a shell-class call's normalised command (fields unset,
+	// or naming tool.command).
+	command bool
+	// interactive: block a call that starts a shell reading its commands
+	// from the session (a set with InteractiveShellRule).
+	interactive bool
 }
+
+// toolCommandField names the normalised shell command in fields.
+const toolCommandField = "tool.command"
 
 // NewDenyPatterns is the factory of deny_patterns. It accepts pre_tool_use
 // hooks only (it judges tool input).
@@ -84,6 +103,7 @@ func NewDenyPatterns(cfg hooks.BuiltinConfig) (hooks.Handler, error) {
 			continue
 		}
 		d.patterns = append(d.patterns, ps...)
+		d.interactive = d.interactive || blocksInteractiveShell[set]
 	}
 	for i, pp := range p.Patterns {
 		if pp.Regex == "" {
@@ -101,7 +121,13 @@ func NewDenyPatterns(cfg hooks.BuiltinConfig) (hooks.Handler, error) {
 		}
 		d.patterns = append(d.patterns, Pattern{Label: label, Re: re})
 	}
+	d.all = len(p.Fields) == 0
+	d.command = d.all
 	for i, f := range p.Fields {
+		if f == toolCommandField {
+			d.command = true
+			continue
+		}
 		f = strings.TrimPrefix(f, "toolInput.")
 		path := strings.Split(f, ".")
 		if slices.Contains(path, "") {
@@ -110,7 +136,7 @@ func NewDenyPatterns(cfg hooks.BuiltinConfig) (hooks.Handler, error) {
 		}
 		d.fields = append(d.fields, path)
 	}
-	if len(d.patterns) == 0 && len(errs) == 0 {
+	if len(d.patterns) == 0 && !d.interactive && len(errs) == 0 {
 		errs = append(errs, errors.New("with: no patterns (set defaults or patterns)"))
 	}
 	if len(errs) > 0 {
@@ -136,13 +162,29 @@ func (d *denyPatterns) Handle(_ context.Context, ev *hooks.Event) (hooks.Result,
 		}
 		return true
 	}
-	if d.fields == nil {
-		walkStrings(ev.ToolInput, visit)
-	} else {
-		for _, path := range d.fields {
-			v, ok := lookup(ev.ToolInput, path)
-			if ok && !walkStrings(v, visit) {
-				break
+	if view := ev.ToolView(); view != nil && view.Class == toolclass.Shell {
+		if d.interactive && view.Interactive {
+			return hooks.Result{Decision: hooks.Block, Reason: fmt.Sprintf("matched deny rule %q: the call starts a shell that reads its commands from the session", InteractiveShellRule)}, nil
+		}
+		if d.command {
+			switch {
+			case view.Opaque:
+				return hooks.Result{Decision: hooks.Block, Reason: "terminal input with control characters hookgate does not replay (cursor movement, completion, history): not judged, blocked"}, nil
+			case view.Truncated:
+				return hooks.Result{Decision: hooks.Block, Reason: "a line typed into a terminal that hookgate could not keep whole (too long, or forgotten under load): not judged, blocked; type ^C or ^U first to discard it"}, nil
+			}
+			visit(view.Command)
+		}
+	}
+	if hit == nil && !tooLong {
+		if d.all {
+			walkStrings(ev.ToolInput, visit)
+		} else {
+			for _, path := range d.fields {
+				v, ok := lookup(ev.ToolInput, path)
+				if ok && !walkStrings(v, visit) {
+					break
+				}
 			}
 		}
 	}

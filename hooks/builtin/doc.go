@@ -15,11 +15,14 @@
 // The catalogue:
 //
 //   - deny_patterns (pre_tool_use): regular expressions over tool input
-//     fields, with default sets for destructive shell commands and SQL.
+//     fields and a shell-class call's normalised command, with default
+//     sets for destructive shell commands (shell), SQL (sql) and, opt-in,
+//     recursive or forced deletion anywhere (recursive_delete).
 //   - secret_guard (pre_tool_use): blocks tool input that carries a
 //     credential (cloud keys, private key blocks, common token formats),
 //     naming its kind and field, never the credential.
-//   - readonly_guard (pre_tool_use): blocks the tools that write while the
+//   - readonly_guard (pre_tool_use): blocks the tools that write (by name,
+//     pattern or class; every agent's file_write tool by default) while the
 //     tenant or the organisation is read-only; a run-time switch
 //     (hooks.Deps.ReadOnly) wins over the configured default.
 //   - rate_limit (pre_tool_use): calls per tenant, tool and optionally

@@ -7,8 +7,10 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/hookgate/hookgate/hooks"
+	"github.com/hookgate/hookgate/hooks/toolclass"
 )
 
 // ReadOnlyGuardName is the registry name of the readonly_guard built-in.
@@ -19,10 +21,17 @@ const ReadOnlyGuardName = "readonly_guard"
 //	with:
 //	  tools: [write_file, deploy]       # tools that write, by name
 //	  pattern: "^(write|delete|drop)_"  # and/or by an RE2 over the tool name
+//	  classes: [file_write]             # and/or by tool class (the default: file_write; [] for none)
 //	  read_only: false                  # the default while no run-time switch is set
+//
+// Every agent's file-writing tool (package toolclass: Claude Code's Write
+// and Edit, Codex's apply_patch, Gemini CLI's write_file, opencode's and
+// pi's write and edit) is a write unless classes says otherwise; the
+// block names the paths the call would write.
 type readonlyParams struct {
 	Tools    []string `json:"tools"`
 	Pattern  string   `json:"pattern"`
+	Classes  []string `json:"classes"`
 	ReadOnly bool     `json:"read_only"`
 }
 
@@ -39,6 +48,7 @@ type readonlyParams struct {
 // run time thus wins over the configuration until it is cleared.
 type readonlyGuard struct {
 	tools   []string
+	classes []toolclass.Class
 	pattern *regexp.Regexp
 	def     bool
 	state   hooks.ReadOnlyState // nil: only the default
@@ -66,8 +76,17 @@ func NewReadOnlyGuard(cfg hooks.BuiltinConfig) (hooks.Handler, error) {
 		}
 		g.pattern = re
 	}
-	if len(p.Tools) == 0 && p.Pattern == "" {
-		errs = append(errs, errors.New("with: name the tools that write (tools and/or pattern)"))
+	for i, c := range p.Classes {
+		if !toolclass.Known(c) {
+			errs = append(errs, fmt.Errorf("with.classes[%d]: unknown tool class %q (want one of %v)", i, c, toolclass.Classes))
+		}
+		g.classes = append(g.classes, toolclass.Class(c))
+	}
+	if p.Classes == nil {
+		g.classes = []toolclass.Class{toolclass.FileWrite}
+	}
+	if len(p.Tools) == 0 && p.Pattern == "" && p.Classes == nil {
+		errs = append(errs, errors.New("with: name the tools that write (tools, pattern and/or classes)"))
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -75,16 +94,27 @@ func NewReadOnlyGuard(cfg hooks.BuiltinConfig) (hooks.Handler, error) {
 	return g, nil
 }
 
-// writes reports whether the tool is one that writes.
-func (g *readonlyGuard) writes(tool string) bool {
-	return slices.Contains(g.tools, tool) || (g.pattern != nil && g.pattern.MatchString(tool))
+// writes reports whether the call is one that writes: by name, pattern
+// or class.
+func (g *readonlyGuard) writes(ev *hooks.Event) bool {
+	if slices.Contains(g.tools, ev.ToolName) || (g.pattern != nil && g.pattern.MatchString(ev.ToolName)) {
+		return true
+	}
+	v := ev.ToolView()
+	if v == nil {
+		return false
+	}
+	// A shell call that applies a patch (Codex's apply_patch run as a
+	// command) writes files as a file_write tool does.
+	return slices.Contains(g.classes, v.Class) ||
+		v.Class == toolclass.Shell && len(v.Paths) > 0 && slices.Contains(g.classes, toolclass.FileWrite)
 }
 
 // Handle blocks a writing tool while its tenant or the organisation is
 // read-only. The state is asked only for writing tools; an error asking
 // it fails the hook (closed, unless the entry says on_timeout: allow).
 func (g *readonlyGuard) Handle(ctx context.Context, ev *hooks.Event) (hooks.Result, error) {
-	if !g.writes(ev.ToolName) {
+	if !g.writes(ev) {
 		return hooks.Result{Decision: hooks.Allow}, nil
 	}
 	on, who, err := g.readOnly(ctx, ev.Tenant)
@@ -94,7 +124,11 @@ func (g *readonlyGuard) Handle(ctx context.Context, ev *hooks.Event) (hooks.Resu
 	if !on {
 		return hooks.Result{Decision: hooks.Allow}, nil
 	}
-	return hooks.Result{Decision: hooks.Block, Reason: fmt.Sprintf("read-only: tool %q writes, and %s", ev.ToolName, who)}, nil
+	reason := fmt.Sprintf("read-only: tool %q writes, and %s", ev.ToolName, who)
+	if v := ev.ToolView(); v != nil && len(v.Paths) > 0 {
+		reason = fmt.Sprintf("read-only: tool %q writes %s, and %s", ev.ToolName, strings.Join(v.Paths, ", "), who)
+	}
+	return hooks.Result{Decision: hooks.Block, Reason: reason}, nil
 }
 
 // readOnly resolves the switches (see readonlyGuard). who says which one

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/hookgate/hookgate/hooks"
+	"github.com/hookgate/hookgate/hooks/toolclass"
 )
 
 // SecretGuardName is the registry name of the secret_guard built-in.
@@ -140,6 +141,9 @@ func (g *secretGuard) Handle(_ context.Context, ev *hooks.Event) (hooks.Result, 
 		s = secretScan{g: g, report: true}
 		s.run(ev.ToolInput)
 	}
+	if !s.done() && g.fields == nil {
+		s.command(ev)
+	}
 	switch {
 	case s.tooBig:
 		return hooks.Result{Decision: hooks.Block, Reason: fmt.Sprintf("tool input larger than %d bytes: not scanned for secrets, blocked", g.maxBytes)}, nil
@@ -147,6 +151,20 @@ func (g *secretGuard) Handle(_ context.Context, ev *hooks.Event) (hooks.Result, 
 		return hooks.Result{Decision: hooks.Block, Reason: fmt.Sprintf("tool input carries a credential (%s) in %s: blocked; pass a reference (an environment variable's name, a secret manager's path) instead", s.kind, s.where)}, nil
 	}
 	return hooks.Result{Decision: hooks.Allow}, nil
+}
+
+// command scans the normalised command of a shell-class call (package
+// toolclass) where it is more than the input's own strings: argv joined,
+// and above all a line typed into a terminal across several calls, which
+// may carry a credential no single call holds whole.
+func (s *secretScan) command(ev *hooks.Event) {
+	v := ev.ToolView()
+	if v == nil || v.Class != toolclass.Shell || v.Command == "" {
+		return
+	}
+	if k := s.scanValue(v.Command); k != nil {
+		s.kind, s.where = k.name, "the shell command ("+toolCommandField+")"
+	}
 }
 
 // secretScan is one walk over a tool input. path holds the segments down

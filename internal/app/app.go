@@ -18,6 +18,7 @@ import (
 
 	"github.com/hookgate/hookgate/approvals"
 	"github.com/hookgate/hookgate/config"
+	"github.com/hookgate/hookgate/hooks/toolclass"
 	"github.com/hookgate/hookgate/proxy"
 )
 
@@ -79,6 +80,7 @@ func Build(cfg *config.Config, log *slog.Logger) (*App, error) {
 		readOnly:  ro,
 		admit:     pers.Audit.Admit,
 		hookSlots: a.limits.hooks,
+		terminals: toolclass.NewTerminals(0, 0),
 	}
 	a.admin = proxy.NewAdmin(proxy.AdminOptions{
 		Gatherer: reg, Tokens: adminTokens(cfg), Approvals: approvalDesk{a.gate}, Tenants: tenantDesk{a: a, ro: ro},

@@ -6,6 +6,7 @@ import (
 	"github.com/hookgate/hookgate/approvals"
 	"github.com/hookgate/hookgate/channels"
 	"github.com/hookgate/hookgate/hooks"
+	"github.com/hookgate/hookgate/hooks/toolclass"
 	"github.com/hookgate/hookgate/interceptors"
 	"github.com/hookgate/hookgate/internal/admission"
 )
@@ -26,6 +27,9 @@ type services struct {
 	// hookSlots bounds hook executions across engines
 	// (limits.max_concurrent_hooks); nil: unbounded.
 	hookSlots *admission.Limit
+	// terminals remembers the lines typed into agents' terminal sessions
+	// (write_stdin), so that a reload does not forget a half-typed command.
+	terminals *toolclass.Terminals
 }
 
 // channelsOf returns a function that reads the channels of the policy in
