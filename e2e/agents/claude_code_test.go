@@ -49,7 +49,7 @@ func claudeEnv(t *testing.T, base string) []string {
 func claude(t *testing.T, r *run, base, format string, extra ...string) string {
 	t.Helper()
 	args := append([]string{"-p", claudePrompt, "--dangerously-skip-permissions", "--output-format", format}, extra...)
-	return r.Exec(t, nodeBin(t, "claude"), args, claudeEnv(t, base), "")
+	return execOffline(t, r, nodeBin(t, "claude"), args, claudeEnv(t, base))
 }
 
 // claudeResult is the answer a stream-json run reports in its result

@@ -5,6 +5,7 @@ package agents
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/hookgate/hookgate/internal/mockupstream"
@@ -21,10 +22,17 @@ import (
 // terminalParts is the destructive command as the script types it.
 var terminalParts = []string{"rm -", "r precious\n"}
 
+// terminalPolicy judges every shell-class call's normalised command for a
+// recursive delete, without the strict set's interactive-shell rule, which
+// would block the shell before anything is typed into it (see
+// TestCodexTerminalStrictSetRefusesTheShell).
+var terminalPolicy = strings.Replace(suitePolicy, "defaults: [shell, recursive_delete]",
+	`patterns: [{label: recursive-delete, regex: "\\brm\\s+-[A-Za-z]*[rR]"}]`, 1)
+
 // terminalRun is a run whose model plays the terminal script.
-func terminalRun(t *testing.T) (*run, *mockupstream.TerminalScript) {
+func terminalRun(t *testing.T, policy string) (*run, *mockupstream.TerminalScript) {
 	t.Helper()
-	r := newRun(t)
+	r := newRunWithPolicy(t, policy)
 	s := &mockupstream.TerminalScript{Allowed: allowedCommand, Shell: "bash", Typed: terminalParts, Final: finalAnswer}
 	r.Mock.Handle(s.Handler())
 	return r, s
@@ -49,7 +57,10 @@ func assertTyped(t *testing.T, s *mockupstream.TerminalScript) {
 // Through hookgate, the line the second write_stdin completes is judged
 // whole and blocked; the user sees the note and the disclaimer.
 func TestCodexTerminalThroughGate(t *testing.T) {
-	r, s := terminalRun(t)
+	if terminalPolicy == suitePolicy {
+		t.Fatal("terminalPolicy did not replace the strict set")
+	}
+	r, s := terminalRun(t, terminalPolicy)
 	out := codex(t, r, r.Gate)
 	assertTyped(t, s)
 	assertThroughGate(t, r, out.LastMessage)
@@ -57,8 +68,23 @@ func TestCodexTerminalThroughGate(t *testing.T) {
 
 // Straight against the model, the typed delete runs.
 func TestCodexTerminalDirect(t *testing.T) {
-	r, s := terminalRun(t)
+	r, s := terminalRun(t, terminalPolicy)
 	out := codex(t, r, r.Direct)
 	assertTyped(t, s)
 	assertDirect(t, r, out.LastMessage)
+}
+
+// The suite's policy, with the shipped strict set, refuses the terminal
+// itself: exec_command starting an interactive shell is blocked, so
+// nothing is typed, and the user sees why.
+func TestCodexTerminalStrictSetRefusesTheShell(t *testing.T) {
+	r, s := terminalRun(t, suitePolicy)
+	out := codex(t, r, r.Gate)
+	if slices.Contains(s.Served(), "typed 0") {
+		t.Errorf("the model was asked to type into a shell the strict set should have refused (steps served: %v)", s.Served())
+	}
+	assertThroughGate(t, r, out.LastMessage)
+	if !strings.Contains(out.LastMessage, "interactive-shell") {
+		t.Errorf("the block note does not name the interactive-shell rule: %q", out.LastMessage)
+	}
 }

@@ -101,7 +101,7 @@ func codex(t *testing.T, r *run, base string) codexOutput {
 		"TMPDIR=" + t.TempDir(),
 		"CODEX_STDERR_FILE=" + stderr,
 	}
-	out := codexOutput{Stdout: r.Exec(t, "/bin/sh", args, env, "")}
+	out := codexOutput{Stdout: execOffline(t, r, "/bin/sh", args, env)}
 	last, err := os.ReadFile(lastMessage)
 	if err != nil {
 		t.Fatalf("codex wrote no last message: %v\nstdout:\n%s", err, out.Stdout)

@@ -48,8 +48,9 @@ const (
 // agentTimeout bounds one agent run; a loaded machine runs them slowly.
 const agentTimeout = 3 * time.Minute
 
-// suitePolicy is the policy the gate runs: the shell tools of every agent
-// in the suite are judged for a recursive delete.
+// suitePolicy is the policy the gate runs: every agent's shell tool, by
+// its class, is judged by the shipped strict set (recursive deletion, a
+// shell started to be typed into) on its normalised command.
 const suitePolicy = `
 hooks:
   - id: context
@@ -60,13 +61,13 @@ hooks:
       with: {text: "` + contextMarker + `: the house rules apply to this session."}
   - id: no-recursive-delete
     event: pre_tool_use
-    matcher: "^(Bash|bash|exec_command|write_stdin|shell|shell_command|run_shell_command)$"
+    classes: [shell]
     handler:
       type: builtin
       name: deny_patterns
       with:
-        patterns:
-          - {label: recursive-delete, regex: "\\brm\\s+-[A-Za-z]*[rR]"}
+        defaults: [shell, recursive_delete]
+        fields: [tool.command]
   - id: disclaimer
     event: pre_response
     handler:
@@ -89,7 +90,10 @@ type run struct {
 // newRun starts the scripted model and hookgate (its two upstreams, OpenAI
 // and Anthropic, both the mock) and lays out the working directory:
 // precious/keep is the marker the destructive command removes.
-func newRun(t *testing.T) *run {
+func newRun(t *testing.T) *run { return newRunWithPolicy(t, suitePolicy) }
+
+// newRunWithPolicy is newRun with another policy (a hooks: document).
+func newRunWithPolicy(t *testing.T, policy string) *run {
 	t.Helper()
 	r := &run{
 		Mock:   mockupstream.Start(t),
@@ -113,7 +117,7 @@ func newRun(t *testing.T) *run {
 		"upstreams:\n" +
 		"  - name: openai\n    provider: openai\n    base_url: " + r.Direct + "\n" +
 		"  - name: anthropic\n    provider: anthropic\n    base_url: " + r.Direct + "\n" +
-		suitePolicy
+		policy
 	cfg, err := config.Parse([]byte(doc), "agents.yaml", os.LookupEnv)
 	if err != nil {
 		t.Fatalf("config: %v", err)
