@@ -9,13 +9,11 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/hookgate/hookgate/config"
 	"github.com/hookgate/hookgate/internal/app"
+	"github.com/hookgate/hookgate/internal/apptest"
 	"github.com/hookgate/hookgate/internal/mockupstream"
 )
 
@@ -38,22 +36,7 @@ func startStack(t *testing.T, extra string) *stack {
 // from the test's environment.
 func startApp(t *testing.T, doc string) *app.App {
 	t.Helper()
-	if !strings.Contains(doc, "\nstore:") {
-		doc += "store:\n  path: " + filepath.Join(t.TempDir(), "hookgate.db") + "\n"
-	}
-	cfg, err := config.Parse([]byte(doc), "e2e.yaml", os.LookupEnv)
-	if err != nil {
-		t.Fatalf("config: %v", err)
-	}
-	a, err := app.Build(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatalf("build: %v", err)
-	}
-	if err := a.Start(); err != nil {
-		t.Fatalf("start: %v", err)
-	}
-	t.Cleanup(a.Close)
-	return a
+	return apptest.Start(t, doc, "e2e.yaml", io.Discard, slog.LevelInfo)
 }
 
 // rawPost sends body to base+path with a plain HTTP client and returns the

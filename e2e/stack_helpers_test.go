@@ -14,8 +14,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -23,8 +21,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookgate/hookgate/config"
 	"github.com/hookgate/hookgate/internal/app"
+	"github.com/hookgate/hookgate/internal/apptest"
 	"github.com/hookgate/hookgate/internal/mockupstream"
 )
 
@@ -50,23 +48,8 @@ func (l *hgLog) String() string {
 // hgStartApp is startApp with the log kept at debug level.
 func hgStartApp(t *testing.T, doc string) (*app.App, *hgLog) {
 	t.Helper()
-	if !strings.Contains(doc, "\nstore:") {
-		doc += "store:\n  path: " + filepath.Join(t.TempDir(), "hookgate.db") + "\n"
-	}
-	cfg, err := config.Parse([]byte(doc), "hardening.yaml", os.LookupEnv)
-	if err != nil {
-		t.Fatalf("config: %v", err)
-	}
 	log := &hgLog{}
-	a, err := app.Build(cfg, slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug})))
-	if err != nil {
-		t.Fatalf("build: %v", err)
-	}
-	if err := a.Start(); err != nil {
-		t.Fatalf("start: %v", err)
-	}
-	t.Cleanup(a.Close)
-	return a, log
+	return apptest.Start(t, doc, "hardening.yaml", log, slog.LevelDebug), log
 }
 
 // hgStack is startStack with the log kept at debug level.

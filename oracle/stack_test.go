@@ -13,8 +13,8 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/hookgate/hookgate/config"
 	"github.com/hookgate/hookgate/internal/app"
+	"github.com/hookgate/hookgate/internal/apptest"
 	"github.com/hookgate/hookgate/internal/mockupstream"
 )
 
@@ -59,19 +59,7 @@ func startApp(t testing.TB, provider, upstream string) *app.App {
 	doc := "listen: 127.0.0.1:0\nadmin:\n  listen: 127.0.0.1:0\nupstreams:\n  - name: mock\n    provider: " + provider +
 		"\n    base_url: " + upstream + "\n" + blockEveryCall +
 		"store:\n  path: " + filepath.Join(t.TempDir(), "hookgate.db") + "\n"
-	cfg, err := config.Parse([]byte(doc), "oracle.yaml", func(string) (string, bool) { return "", false })
-	if err != nil {
-		t.Fatalf("config: %v", err)
-	}
-	a, err := app.Build(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatalf("build: %v", err)
-	}
-	if err := a.Start(); err != nil {
-		t.Fatalf("start: %v", err)
-	}
-	t.Cleanup(a.Close)
-	return a
+	return apptest.Start(t, doc, "oracle.yaml", io.Discard, slog.LevelInfo)
 }
 
 // chunkings are the ways the mock cuts a streamed body into writes.

@@ -24,8 +24,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookgate/hookgate/config"
-	"github.com/hookgate/hookgate/internal/app"
+	"github.com/hookgate/hookgate/internal/apptest"
 	"github.com/hookgate/hookgate/internal/mockupstream"
 )
 
@@ -118,18 +117,7 @@ func newRunWithPolicy(t *testing.T, policy string) *run {
 		"  - name: openai\n    provider: openai\n    base_url: " + r.Direct + "\n" +
 		"  - name: anthropic\n    provider: anthropic\n    base_url: " + r.Direct + "\n" +
 		policy
-	cfg, err := config.Parse([]byte(doc), "agents.yaml", os.LookupEnv)
-	if err != nil {
-		t.Fatalf("config: %v", err)
-	}
-	a, err := app.Build(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatalf("build: %v", err)
-	}
-	if err := a.Start(); err != nil {
-		t.Fatalf("start: %v", err)
-	}
-	t.Cleanup(a.Close)
+	a := apptest.Start(t, doc, "agents.yaml", io.Discard, slog.LevelInfo)
 	r.Gate = a.URL()
 	return r
 }
