@@ -57,7 +57,11 @@ func TestHardeningSIGTERMDrainsStreamsAndExitsZero(t *testing.T) {
 	}
 	got := rest.String()
 	if !strings.Contains(got, "data: [DONE]") || !strings.Contains(got, `"id":"call_mock_0"`) || strings.Contains(got, `"error"`) {
-		t.Fatalf("the stream in flight did not finish whole:\n%s", got)
+		exited := "still running"
+		if cmd.ProcessState != nil || cmd.Process.Signal(syscall.Signal(0)) != nil {
+			exited = "exited"
+		}
+		t.Fatalf("the stream in flight did not finish whole (read error %v; hookgate %s):\n%s\n--- hookgate's log:\n%s", err, exited, got, stderr.String())
 	}
 	finished := time.Since(sent)
 
