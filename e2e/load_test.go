@@ -78,6 +78,9 @@ func TestHardeningConcurrentHeldStreams(t *testing.T) {
 	// and other suites on 2 cores, a script stalled for a while is charged
 	// with the garbage of a live heap of hundreds of MiB (the watchdog sees
 	// the process heap; hooks/script_memory.go, README "Handler kinds").
+	// For the same reason the judge's timeout is 30 s, not the default
+	// 5 s: on a loaded machine a script can wait that long for a core, and
+	// its fail-closed timeout would read here as a wrong answer.
 	s := startStack(t, `timeouts:
   heartbeat: 100ms
 limits:
@@ -86,6 +89,7 @@ hooks:
   - id: judge
     event: pre_tool_use
     matcher: "^exec$"
+    timeout_ms: 30000
     handler:
       type: script
       source: |

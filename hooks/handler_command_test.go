@@ -175,7 +175,9 @@ sleep 60
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want context.DeadlineExceeded", err)
 	}
-	if elapsed > timeout+250*time.Millisecond {
+	// The hook would hold for 60 s; returning within a few seconds of the
+	// deadline shows the group was killed, with room for a loaded machine.
+	if elapsed > timeout+5*time.Second {
 		t.Fatalf("Handle returned after %v, deadline was %v", elapsed, timeout)
 	}
 	raw, rerr := os.ReadFile(pidFile)
