@@ -37,6 +37,7 @@ type walker struct {
 	maxDepth int
 	dialect  syntax.LangVariant
 	words    int
+	steps    int // commands emitted and strings parsed, bounded by maxSteps
 	seen     map[string]bool // Unresolvable already reported, by kind+construct
 }
 
@@ -79,6 +80,19 @@ func (w *walker) unresolvable(kind, construct string) {
 
 func (w *walker) overflow(what string) { w.unresolvable("other", what) }
 
+// maxSteps bounds the work of one Parse: find with many start paths and
+// nested -exec, or many capped brace expansions, multiply what is walked.
+const maxSteps = 1 << 13
+
+func (w *walker) overBudget() bool {
+	w.steps++
+	if w.steps > maxSteps {
+		w.overflow("more than 8192 commands to walk")
+		return true
+	}
+	return false
+}
+
 func (w *walker) tooDeep(c ctx, what string) bool {
 	if c.depth > w.maxDepth {
 		w.unresolvable("depth", "nesting deeper than "+strconv.Itoa(w.maxDepth)+" ("+what+")")
@@ -95,7 +109,7 @@ var parserPool = map[syntax.LangVariant]*sync.Pool{
 // parseAndWalk parses src (a command line, or a string a shell or eval
 // runs) and walks it.
 func (w *walker) parseAndWalk(src string, lang syntax.LangVariant, c ctx) {
-	if w.tooDeep(c, "script string") {
+	if w.tooDeep(c, "script string") || w.overBudget() {
 		return
 	}
 	pool := parserPool[lang]

@@ -43,7 +43,7 @@ func (w *walker) emit(argv []string, c ctx) {
 	if len(argv) == 0 {
 		return
 	}
-	if w.tooDeep(c, "wrapper") {
+	if w.tooDeep(c, "wrapper") || w.overBudget() {
 		return
 	}
 	if strings.Contains(argv[0], Unknown) {
