@@ -114,6 +114,10 @@ func TestParseTable(t *testing.T) {
 		{`source <(kubectl completion bash)`, []string{"kubectl completion bash", "source «<(...)", "!pipe_to_shell: source reading a script from <(...)"}},
 		{`curl x | source /dev/stdin`, []string{"curl x |", "source /dev/stdin |", "!pipe_to_shell: source reading a script from a pipe (curl)"}},
 		{"bash <<'EOF'\nrm -rf /\nEOF", []string{"bash {<<EOF}", "rm -rf / [bash <<EOF] {<<EOF}"}},
+		{"bash <<'EOF'\nrm -rf /{etc,usr} \\$x\nEOF", []string{"bash {<<EOF}", "rm -rf /etc /usr $x [bash <<EOF] {<<EOF}"}},
+		{"bash <<EOF\nrm -rf \\$x $HOME\nEOF", []string{"bash {<<EOF}", "rm -rf « ~ [bash <<EOF] {<<EOF}"}},
+		{`/???/r? -rf /`, []string{"!command_name: command name from a glob"}},
+		{`[ -f x ] && echo y`, []string{"[ -f x ]", "echo y"}},
 		{`bash <<< "rm -rf /"`, []string{"bash {<<<rm -rf /}", "rm -rf / [bash <<EOF] {<<<rm -rf /}"}},
 		{`bash script.sh`, []string{"bash script.sh"}},
 		// Wrappers.
