@@ -60,8 +60,12 @@ type ctx struct {
 	hasScript bool
 }
 
-func (c ctx) deeper() ctx {
+// subst is the context of a command or process substitution inside a
+// command: one level deeper, its output captured (not the command's
+// redirections, not a pipeline stage).
+func (c ctx) subst() ctx {
 	c.depth++
+	c.redirs, c.pipe = nil, false
 	return c
 }
 
@@ -241,10 +245,10 @@ func (w *walker) scanSubsts(n syntax.Node, c ctx) {
 	syntax.Walk(n, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.CmdSubst:
-			w.walkStmts(n.Stmts, c.deeper(), "command substitution")
+			w.walkStmts(n.Stmts, c.subst(), "command substitution")
 			return false
 		case *syntax.ProcSubst:
-			w.walkStmts(n.Stmts, c.deeper(), "process substitution")
+			w.walkStmts(n.Stmts, c.subst(), "process substitution")
 			return false
 		}
 		return true

@@ -175,6 +175,7 @@ func TestParseTable(t *testing.T) {
 		{`echo x > /dev/sda 2>>err &>all >|f < in`, []string{"echo x {>/dev/sda} {2>>err} {&>all} {>|f} {<in}"}},
 		{`{ echo x; } > /dev/sda`, []string{"echo x {>/dev/sda}"}},
 		{`sleep 1 &`, []string{"sleep 1 &"}},
+		{`echo "$(git rev-parse HEAD)" > .version | cat`, []string{"git rev-parse HEAD", "echo «$(...) {>.version} |", "cat |"}},
 		{`cat > ~/x`, []string{"cat {>~/x}"}},
 		// Syntax.
 		{`echo 'unterminated`, []string{"!syntax: a command line that does not parse"}},

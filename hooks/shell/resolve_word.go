@@ -166,11 +166,11 @@ func (w *walker) parts(ps []syntax.WordPart, dq, start bool, c ctx, wi *wordInfo
 		case *syntax.ParamExp:
 			next = w.paramExp(p, dq, atStart, c, wi)
 		case *syntax.CmdSubst:
-			w.walkStmts(p.Stmts, c.deeper(), "command substitution")
+			w.walkStmts(p.Stmts, c.subst(), "command substitution")
 			wi.note("$(...)")
 			next = single(UnknownSubst, true)
 		case *syntax.ProcSubst:
-			w.walkStmts(p.Stmts, c.deeper(), "process substitution")
+			w.walkStmts(p.Stmts, c.subst(), "process substitution")
 			wi.note("<(...)")
 			next = single(UnknownProcSubst, true)
 		case *syntax.ArithmExp:
