@@ -58,6 +58,10 @@ type ctx struct {
 	// script is a literal here-document or here-string on standard input.
 	script    string
 	hasScript bool
+	// args are the positional parameters ($0, $1, ...) of a script string
+	// given to sh -c, when argsKnown.
+	args      []string
+	argsKnown bool
 }
 
 // subst is the context of a command or process substitution inside a
@@ -216,6 +220,7 @@ func (w *walker) walkStmt(s *syntax.Stmt, c ctx) {
 	case *syntax.FuncDecl:
 		cf := c
 		cf.bg = false
+		cf.args, cf.argsKnown = nil, false // a function has its own $1, ...
 		if cmd.Name != nil {
 			cf.fn = cmd.Name.Value
 		} else if len(cmd.Names) > 0 {
