@@ -27,6 +27,9 @@ func show(p Parsed) []string {
 		if c.Pipe {
 			s += " |"
 		}
+		if c.Dir != "" {
+			s += " @" + strings.ReplaceAll(c.Dir, "\x00", "«")
+		}
 		if c.Func != "" {
 			s += " fn=" + c.Func
 		}
@@ -83,7 +86,16 @@ func TestParseTable(t *testing.T) {
 		{`echo $((1+$(rm -rf /)))`, []string{"rm -rf /", "echo «"}},
 		// Lists, groups, control flow, functions.
 		{"a; b && c || d\ne", []string{"a", "b", "c", "d", "e"}},
-		{`(cd / && rm -rf *)`, []string{"cd /", "rm -rf *"}},
+		{`(cd / && rm -rf *)`, []string{"cd /", "rm -rf * @/"}},
+		{`cd /tmp; cd ..; rm -rf *`, []string{"cd /tmp", "cd .. @/tmp", "rm -rf * @/tmp/.."}},
+		{`cd && rm -rf .`, []string{"cd", "rm -rf . @~"}},
+		{`cd "$X"; rm -rf *`, []string{"cd «", "rm -rf * @«"}},
+		{`(cd /); rm -rf *`, []string{"cd /", "rm -rf *"}},
+		{`cd / | true; echo $(cd /etc) x`, []string{"cd / |", "true |", "cd /etc", "echo «$(...) x"}},
+		{`bash -c 'cd / && rm -rf *'; rm -rf *`, []string{"bash -c cd / && rm -rf *", "cd / [bash -c]", "rm -rf * [bash -c] @/", "rm -rf *"}},
+		{`eval 'cd /'; rm -rf *`, []string{"eval cd /", "cd / [eval]", "rm -rf * @/"}},
+		{`sudo cd /; rm -rf *`, []string{"cd / [sudo]", "rm -rf *"}},
+		{`cd build && sudo rm -rf *`, []string{"cd build", "rm -rf * [sudo] @build"}},
 		{`{ rm -rf /; }`, []string{"rm -rf /"}},
 		{`if true; then rm -rf /; elif x; then y; else z; fi`, []string{"true", "rm -rf /", "x", "y", "z"}},
 		{`for d in $(ls); do rm -rf "$d"; done`, []string{"ls", "rm -rf «"}},

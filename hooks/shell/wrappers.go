@@ -256,6 +256,11 @@ func (w *walker) script(src, via string, lang syntax.LangVariant, c ctx) {
 		}
 		src = placeholderToSentinel.Replace(src)
 	}
+	if via != "eval" {
+		// Another process: its cd does not move this shell.
+		saved := w.cwd
+		defer func() { w.cwd = saved }()
+	}
 	w.parseAndWalk(src, lang, c.through(via))
 }
 
