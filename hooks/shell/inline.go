@@ -34,6 +34,14 @@ func inlineCode(lang string, argv []string) string {
 		if !strings.HasPrefix(a, "-") || a == "-" || a == "--" {
 			return "" // a script file (or stdin): not inline
 		}
+		if (lang == "perl" || lang == "ruby") && len(a) > 2 && strings.ContainsRune("MmIr", rune(a[1])) {
+			continue // -MFile::Path, -Ilib, -rfileutils: a module, not -e
+		}
+		if (lang == "node" && (a == "-r" || a == "--require" || a == "--import")) || (lang == "python" && (a == "-W" || a == "-X")) ||
+			((lang == "perl" || lang == "ruby") && (a == "-I" || a == "-M" || a == "-r")) {
+			i++ // an option's value
+			continue
+		}
 		var hit bool
 		switch lang {
 		case "python":
