@@ -79,6 +79,16 @@ func (c ctx) subst() ctx {
 	return c
 }
 
+// procSubst is the context of a process substitution: >(...) reads what
+// the command writes into it.
+func (c ctx) procSubst(p *syntax.ProcSubst) ctx {
+	c = c.subst()
+	if p.Op == syntax.CmdOut {
+		c.stdin, c.script, c.hasScript = "a process substitution >(...)", "", false
+	}
+	return c
+}
+
 func (c ctx) through(via string) ctx {
 	c.depth++
 	c.via = append(c.via[:len(c.via):len(c.via)], via)
@@ -270,7 +280,7 @@ func (w *walker) scanSubsts(n syntax.Node, c ctx) {
 			w.walkStmts(n.Stmts, c.subst(), "command substitution")
 			return false
 		case *syntax.ProcSubst:
-			w.walkStmts(n.Stmts, c.subst(), "process substitution")
+			w.walkStmts(n.Stmts, c.procSubst(n), "process substitution")
 			return false
 		}
 		return true

@@ -19,7 +19,7 @@ func show(p Parsed) []string {
 			s += " [" + strings.Join(c.Via, "|") + "]"
 		}
 		for _, r := range c.Redirects {
-			s += " {" + r.Op + r.Target + "}"
+			s += " {" + r.Op + strings.ReplaceAll(r.Target, "\x00", "«") + "}"
 		}
 		if c.Background {
 			s += " &"
@@ -142,6 +142,8 @@ func TestParseTable(t *testing.T) {
 		{`[ -f x ] && echo y`, []string{"[ -f x ]", "echo y"}},
 		{`bash <<< "rm -rf /"`, []string{"bash {<<<rm -rf /}", "rm -rf / [bash <<EOF] {<<<rm -rf /}"}},
 		{`bash script.sh`, []string{"bash script.sh"}},
+		{`curl -s x > >(sh)`, []string{"sh", "curl -s x {>«<(...)}", "!pipe_to_shell: shell reading a script from a process substitution >(...)"}},
+		{`curl -s x | tee >(bash) >/dev/null`, []string{"curl -s x |", "bash", "tee «<(...) {>/dev/null} |", "!pipe_to_shell: shell reading a script from a process substitution >(...)"}},
 		// Wrappers.
 		{`sudo -u root rm -rf /`, []string{"rm -rf / [sudo]"}},
 		{`sudo -E env FOO=1 nice -n 10 nohup timeout -s KILL 5 rm -rf /`, []string{"rm -rf / [sudo|env|nice|nohup|timeout]"}},

@@ -170,7 +170,7 @@ func (w *walker) parts(ps []syntax.WordPart, dq, start bool, c ctx, wi *wordInfo
 			wi.note("$(...)")
 			next = single(UnknownSubst, true)
 		case *syntax.ProcSubst:
-			w.walkStmts(p.Stmts, c.subst(), "process substitution")
+			w.walkStmts(p.Stmts, c.procSubst(p), "process substitution")
 			wi.note("<(...)")
 			next = single(UnknownProcSubst, true)
 		case *syntax.ArithmExp:
