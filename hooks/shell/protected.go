@@ -126,7 +126,12 @@ func (ps protectedSet) match(t string) (entry string, ok bool) {
 	return "", false
 }
 
+// globOK reports whether s matches pattern; a bad pattern matches
+// nothing.
 func globOK(pattern, s string) bool {
+	if !hasGlob(pattern) {
+		return pattern == s
+	}
 	ok, err := path.Match(pattern, s)
 	return err == nil && ok
 }
