@@ -99,6 +99,11 @@ func (ps protectedSet) match(t string) (entry string, ok bool) {
 			if t == e {
 				return e, true
 			}
+			// An ancestor holds what it protects: /work holds the
+			// workspace /work/repo.
+			if strings.HasPrefix(t, "/") && strings.HasPrefix(e, t+"/") {
+				return t + " (which holds " + e + ")", true
+			}
 		case !glob && eGlob:
 			if ok, _ := path.Match(e, t); ok {
 				return e, true
