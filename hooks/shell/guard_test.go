@@ -48,6 +48,7 @@ func TestGuardBenignAllowed(t *testing.T) {
 		"git push --force origin feature", "git reset --hard", "git clean -fdx", "terraform destroy",
 		"kubectl delete namespace prod", "npm test && make", "echo hi > /dev/null", "ls -la /",
 		"rm -rf /work/repo/build", "chmod -R u+w ./dist", "dd if=/dev/sda of=disk.img",
+		"cd /tmp && rm -rf *", "cd /work/repo && rm -rf build dist", `cd "$X" && rm -rf build`,
 	} {
 		if v := g.Judge(src); v.Decision != Allow {
 			t.Errorf("%s: %+v", src, v)
@@ -175,6 +176,9 @@ func TestGuardOnUnresolvable(t *testing.T) {
 	}
 	if v := newGuard(t, GuardConfig{OnUnresolvable: map[string]string{UnknownTarget: "allow"}}).Judge(xargs); v.Decision != Allow {
 		t.Errorf("unknown target allowed: %+v", v)
+	}
+	if v := newGuard(t, GuardConfig{}).Judge(`cd "$X" && rm -rf *`); v.Decision != Unresolved || v.Rule != UnknownTarget {
+		t.Errorf("everything in an unknown directory: %+v", v)
 	}
 	if v := newGuard(t, GuardConfig{}).Judge(`rm -rf "$DIR/build"`); v.Decision != Allow {
 		t.Errorf("$DIR/build cannot be protected: %+v", v)

@@ -177,7 +177,7 @@ func (ps protectedSet) mayBeProtected(w string) bool {
 	re.WriteString("^")
 	last := 0
 	for _, loc := range unknownSpans.FindAllStringIndex(w, -1) {
-		re.WriteString(regexp.QuoteMeta(w[last:loc[0]]))
+		re.WriteString(globRegexp(w[last:loc[0]]))
 		re.WriteString(".*")
 		last = loc[1]
 	}
@@ -185,7 +185,7 @@ func (ps protectedSet) mayBeProtected(w string) bool {
 		// Unknown, but no span we can read: any value.
 		return true
 	}
-	re.WriteString(regexp.QuoteMeta(w[last:]))
+	re.WriteString(globRegexp(w[last:]))
 	re.WriteString("/*$")
 	rx, err := regexp.Compile(re.String())
 	if err != nil {
@@ -199,6 +199,12 @@ func (ps protectedSet) mayBeProtected(w string) bool {
 		}
 	}
 	return false
+}
+
+// globRegexp is a literal part of a word as a regular expression, its
+// glob characters kept as globs: "/*" is any entry of a directory.
+func globRegexp(lit string) string {
+	return strings.NewReplacer(`\*`, `[^/]*`, `\?`, `[^/]`, `\[`, `[^/]`).Replace(regexp.QuoteMeta(lit))
 }
 
 // blockDevice matches the paths of block devices: disks, partitions,

@@ -196,11 +196,20 @@ func (r *Rule) match(c *Command, ps protectedSet) (ruleMatch, bool) {
 			}
 			a = v
 		}
-		if r.reach(&m, a, ps) {
+		if r.reach(&m, inDir(c.Dir, a), ps) {
 			return m, true
 		}
 	}
 	return m, m.unknown
+}
+
+// inDir is the word w as a path from dir, the directory a cd on the line
+// moved to (cd / && rm -rf *: "/*"); dir empty is the agent's own.
+func inDir(dir, w string) string {
+	if dir == "" || w == "" || w[0] == '/' || w == Home || strings.HasPrefix(w, Home+"/") {
+		return w
+	}
+	return dir + "/" + w
 }
 
 // ownerFirst are the commands whose first positional word is a mode or an
