@@ -204,8 +204,12 @@ func (ps protectedSet) mayBeProtected(w string) bool {
 // globRegexp is a literal part of a word as a regular expression, its
 // glob characters kept as globs: "/*" is any entry of a directory.
 func globRegexp(lit string) string {
-	return strings.NewReplacer(`\*`, `[^/]*`, `\?`, `[^/]`, `\[`, `[^/]`).Replace(regexp.QuoteMeta(lit))
+	q := quotedBracket.ReplaceAllLiteralString(regexp.QuoteMeta(lit), `[^/]`)
+	return strings.NewReplacer(`\*`, `[^/]*`, `\?`, `[^/]`).Replace(q)
 }
+
+// quotedBracket is a glob's bracket expression after regexp.QuoteMeta.
+var quotedBracket = regexp.MustCompile(`\\\[.*?\\\]`)
 
 // blockDevice matches the paths of block devices: disks, partitions,
 // volumes.

@@ -55,7 +55,7 @@ func TestProtectedGlobsAndCleaning(t *testing.T) {
 			t.Errorf("%q matched %q", w, got)
 		}
 	}
-	for w, want := range map[string]bool{"\x00": true, "\x00/": true, "\x00tc": true, "\x00stdin": true, "\x00$(...)/build": false, "/tmp/\x00": false, "\x00/..": true, "{}": true, "\x00find": true} {
+	for w, want := range map[string]bool{"\x00": true, "\x00/": true, "\x00tc": true, "\x00stdin": true, "\x00$(...)/build": false, "/tmp/\x00": false, "\x00/..": true, "{}": true, "\x00find": true, "\x00/*": true, "\x00/[e]tc": true, "\x00/[x]y.log": false} {
 		if got := ps.mayBeProtected(w); got != want {
 			t.Errorf("mayBeProtected(%q) = %v", w, got)
 		}
