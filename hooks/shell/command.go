@@ -29,6 +29,12 @@ type Command struct {
 	Redirects []Redirect
 	// Background is true for a command run with &.
 	Background bool
+	// Pipe is true for a command that is a stage of a pipeline (a | b).
+	Pipe bool
+	// Func is the name of the function whose body the command is in, empty
+	// outside a function: a function that calls itself (Argv[0] == Func)
+	// in a pipe in the background is a fork bomb.
+	Func string
 }
 
 // Redirect is one redirection: its operator (">", ">>", "<", "2>", ">|",
