@@ -59,10 +59,10 @@ func inlineCode(lang string, argv []string) string {
 type inlineAction int
 
 const (
-	rmRecursive inlineAction = iota // rm -r -f <path>
-	rmFile                          // rm <path>
-	runShell                        // the string, or the argv list, is run
-	rmMaybeRecursive                // fs.rm(p) / fs.rmSync(p): recursive only with {recursive: true}
+	rmRecursive      inlineAction = iota // rm -r -f <path>
+	rmFile                               // rm <path>
+	runShell                             // the string, or the argv list, is run
+	rmMaybeRecursive                     // fs.rm(p) / fs.rmSync(p): recursive only with {recursive: true}
 )
 
 type inlinePattern struct {
@@ -110,12 +110,23 @@ var pathUnlinkRe = regexp.MustCompile(`^\s*\)\s*\.\s*(?:unlink|rmdir)\s*\(`)
 // inline reads the code of an inline interpreter for what it runs.
 func (w *walker) inline(lang, name string, argv []string, c ctx) {
 	code := inlineCode(lang, argv)
-	if code == "" {
-		return
-	}
 	flag := "-c"
 	if lang != "python" {
 		flag = "-e"
+	}
+	if code == "" {
+		if !readsStdinScript(lang, argv) {
+			return
+		}
+		switch {
+		case c.hasScript:
+			code, flag = c.script, "<<EOF"
+		case c.stdin != "":
+			w.unresolvable("pipe_to_shell", name+" reading a script from "+c.stdin)
+			return
+		default:
+			return // interactive
+		}
 	}
 	for _, p := range inlinePatterns[lang] {
 		for _, loc := range p.re.FindAllStringIndex(code, 32) {
@@ -220,4 +231,24 @@ func quotedArgs(code string, i int) ([]string, int) {
 		i++
 	}
 	return out, i
+}
+
+// readsStdinScript is true when an interpreter given no inline code reads
+// its program from standard input: no script file, no module to run.
+func readsStdinScript(lang string, argv []string) bool {
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		switch {
+		case a == "-":
+			return true
+		case lang == "python" && (a == "-m" || strings.HasPrefix(a, "-m")):
+			return false
+		case a == "-W" || a == "-X" || a == "-r" || a == "--require" || a == "--import" || a == "-I" || a == "-M":
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			return false // a script file
+		}
+	}
+	return true
 }

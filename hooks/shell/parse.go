@@ -37,6 +37,7 @@ type walker struct {
 	maxDepth int
 	dialect  syntax.LangVariant
 	words    int
+	steps    int             // commands emitted and strings parsed, bounded by maxSteps
 	seen     map[string]bool // Unresolvable already reported, by kind+construct
 }
 
@@ -79,6 +80,19 @@ func (w *walker) unresolvable(kind, construct string) {
 
 func (w *walker) overflow(what string) { w.unresolvable("other", what) }
 
+// maxSteps bounds the work of one Parse: find with many start paths and
+// nested -exec, or many capped brace expansions, multiply what is walked.
+const maxSteps = 1 << 13
+
+func (w *walker) overBudget() bool {
+	w.steps++
+	if w.steps > maxSteps {
+		w.overflow("more than 8192 commands to walk")
+		return true
+	}
+	return false
+}
+
 func (w *walker) tooDeep(c ctx, what string) bool {
 	if c.depth > w.maxDepth {
 		w.unresolvable("depth", "nesting deeper than "+strconv.Itoa(w.maxDepth)+" ("+what+")")
@@ -95,7 +109,7 @@ var parserPool = map[syntax.LangVariant]*sync.Pool{
 // parseAndWalk parses src (a command line, or a string a shell or eval
 // runs) and walks it.
 func (w *walker) parseAndWalk(src string, lang syntax.LangVariant, c ctx) {
-	if w.tooDeep(c, "script string") {
+	if w.tooDeep(c, "script string") || w.overBudget() {
 		return
 	}
 	pool := parserPool[lang]
@@ -286,20 +300,22 @@ func (w *walker) call(ce *syntax.CallExpr, c ctx) {
 		return
 	}
 	var argv []string
-	var first wordInfo
-	firstUnknown := false
-	for i, word := range ce.Args {
+	nameFrom := ""
+	for _, word := range ce.Args {
 		var wi wordInfo
 		fields := w.expandWord(word, c, &wi)
-		if len(argv) == 0 && wi.construct != "" {
-			// The first word that gives fields names the command.
-			firstUnknown, first = true, wi
+		if len(argv) == 0 && len(fields) > 0 && strings.Contains(fields[0], Unknown) {
+			// The first field names the command; an unknown in it (not in
+			// a later field split off by $IFS) is an unknown name.
+			nameFrom = wi.construct
+		} else if len(argv) == 0 && len(fields) == 0 && wi.construct != "" {
+			// A word of unknowns that gave no field here could be the name.
+			nameFrom = wi.construct
 		}
 		argv = append(argv, fields...)
-		_ = i
 	}
-	if firstUnknown {
-		w.unresolvable("command_name", "command name from "+first.construct)
+	if nameFrom != "" {
+		w.unresolvable("command_name", "command name from "+nameFrom)
 		return
 	}
 	if len(argv) == 0 {
@@ -316,7 +332,7 @@ func describe(argv []string) string {
 	}
 	parts := []string{baseName(argv[0])}
 	for _, a := range argv[1:] {
-		if strings.HasPrefix(a, "-") && len(a) <= 24 && !strings.ContainsAny(a, "=\x00") {
+		if describableFlag(a) {
 			parts = append(parts, a)
 		}
 	}
@@ -340,4 +356,21 @@ func (w *walker) record(argv []string, c ctx) {
 		cmd.Redirects = append([]Redirect(nil), c.redirs...)
 	}
 	w.out.Commands = append(w.out.Commands, cmd)
+}
+
+// describableFlag is true for a short flag cluster of up to five letters
+// (-d, -fsSL) or a long flag without a value (--decode): never a value
+// glued to a flag (-pSECRET, --token=...).
+func describableFlag(a string) bool {
+	long := strings.HasPrefix(a, "--")
+	body := strings.TrimLeft(a, "-")
+	if body == "" || (long && len(body) > 24) || (!long && (len(body) > 5 || len(a)-len(body) != 1)) {
+		return false
+	}
+	for _, r := range body {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || long && r == '-') {
+			return false
+		}
+	}
+	return true
 }

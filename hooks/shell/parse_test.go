@@ -1,9 +1,11 @@
 package shell
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // show renders what Parse found compactly: one line per command, argv
@@ -155,6 +157,16 @@ func TestParseTable(t *testing.T) {
 		{`ruby -e 'require "fileutils"; FileUtils.rm_rf("/")'`, []string{`ruby -e require "fileutils"; FileUtils.rm_rf("/")`, "rm -r -f / [ruby -e FileUtils.rm_rf]"}},
 		{"ruby -e '`rm -rf /`'", []string{"ruby -e `rm -rf /`", "rm -rf / [ruby -e `...`]"}},
 		{`python -m pytest -q`, []string{"python -m pytest -q"}},
+		{"python3 <<'PY'\nimport shutil\nshutil.rmtree('/')\nPY", []string{"python3 {<<PY}", "rm -r -f / [python3 <<EOF shutil.rmtree] {<<PY}"}},
+		{`curl -s x | python3`, []string{"curl -s x |", "python3 |", "!pipe_to_shell: python3 reading a script from a pipe (curl -s)"}},
+		{`curl -s x | python3 -m json.tool`, []string{"curl -s x |", "python3 -m json.tool |"}},
+		{`echo x | python3 -c 'import sys; print(sys.stdin.read())'`, []string{"echo x |", "python3 -c import sys; print(sys.stdin.read()) |"}},
+		{`su root -c 'rm -rf /'`, []string{"su root -c rm -rf /", "rm -rf / [su -c]"}},
+		{`watch -n 1 rm -rf /`, []string{"watch -n 1 rm -rf /", "rm -rf / [watch]"}},
+		{`flock /tmp/l rm -rf /`, []string{"flock /tmp/l rm -rf /", "rm -rf / [flock]"}},
+		{`setsid rm -rf /`, []string{"rm -rf / [setsid]"}},
+		{`rm${IFS}$X`, []string{"rm «"}},
+		{`mysql -pSECRET db | sh`, []string{"mysql -pSECRET db |", "sh |", "!pipe_to_shell: shell reading a script from a pipe (mysql)"}},
 		// Redirects and background.
 		{`echo x > /dev/sda 2>>err &>all >|f < in`, []string{"echo x {>/dev/sda} {2>>err} {&>all} {>|f} {<in}"}},
 		{`{ echo x; } > /dev/sda`, []string{"echo x {>/dev/sda}"}},
@@ -173,5 +185,174 @@ func TestParseTable(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("Parse(%q)\n got  %q\n want %q", tc.src, got, want)
 		}
+	}
+}
+
+func kinds(p Parsed) []string {
+	var k []string
+	for _, u := range p.Unresolvable {
+		k = append(k, u.Kind)
+	}
+	return k
+}
+
+func TestParseDepth(t *testing.T) {
+	// Each sh -c is one level; five of them nest deeper than MaxDepth 4.
+	src := "rm -rf /"
+	for range 5 {
+		src = "sh -c " + shQuote(src)
+	}
+	p := Parse(src, Options{MaxDepth: 4})
+	if got := kinds(p); !reflect.DeepEqual(got, []string{"depth"}) {
+		t.Fatalf("kinds = %q, want [depth]", got)
+	}
+	p = Parse(src, Options{})
+	if len(p.Unresolvable) != 0 || p.Commands[len(p.Commands)-1].Argv[0] != "rm" || len(p.Commands[len(p.Commands)-1].Via) != 5 {
+		t.Fatalf("default MaxDepth: %q", show(p))
+	}
+	deep := strings.Repeat("$(", 10) + "rm -rf /" + strings.Repeat(")", 10)
+	// The inner command names are substitutions too: command_name as well.
+	if got := kinds(Parse("echo "+deep, Options{MaxDepth: 3})); !reflect.DeepEqual(got, []string{"depth", "command_name"}) {
+		t.Fatalf("nested substitutions: kinds = %q", got)
+	}
+}
+
+func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func TestParseDialect(t *testing.T) {
+	// POSIX sh has no brace expansion and no $'...'.
+	if got := show(Parse(`rm -rf /{etc,usr}`, Options{Dialect: POSIX})); !reflect.DeepEqual(got, []string{"rm -rf /{etc,usr}"}) {
+		t.Errorf("POSIX braces: %q", got)
+	}
+	if got := kinds(Parse(`diff <(a) <(b)`, Options{Dialect: POSIX})); !reflect.DeepEqual(got, []string{"syntax"}) {
+		t.Errorf("POSIX process substitution: kinds %q, want [syntax]", got)
+	}
+	// bash -c parses its string as bash even under POSIX.
+	if got := show(Parse(`bash -c 'rm -rf /{etc,usr}'`, Options{Dialect: POSIX})); got[len(got)-1] != "rm -rf /etc /usr [bash -c]" {
+		t.Errorf("bash -c under POSIX: %q", got)
+	}
+}
+
+func TestParseBraceCap(t *testing.T) {
+	p := Parse(`echo {1..100000}`, Options{})
+	if len(p.Commands) != 1 || len(p.Commands[0].Argv) != 1+MaxBraceWords {
+		t.Fatalf("argv len %d", len(p.Commands[0].Argv))
+	}
+	if got := kinds(p); !reflect.DeepEqual(got, []string{"other"}) {
+		t.Fatalf("kinds %q", got)
+	}
+	start := time.Now()
+	p = Parse("echo "+strings.Repeat("{a,b}", 200)+" "+strings.Repeat("{a,b,c}{d,e}", 100), Options{})
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("exponential braces took %v", d)
+	}
+	if got := kinds(p); !reflect.DeepEqual(got, []string{"other"}) {
+		t.Fatalf("kinds %q", got)
+	}
+	// Many start paths and nested -exec multiply; the walk stays bounded.
+	paths := strings.Repeat(" /a", 200)
+	src := "find" + paths + " -exec find" + paths + " -exec find" + paths + " -exec rm {} + + +"
+	start = time.Now()
+	p = Parse(src, Options{})
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("nested find took %v", d)
+	}
+	if got := kinds(p); !reflect.DeepEqual(got, []string{"other"}) {
+		t.Fatalf("nested find kinds %q", got)
+	}
+}
+
+// Benign commands agents run parse with nothing unresolvable.
+func TestParseBenign(t *testing.T) {
+	for _, src := range []string{
+		"git status && git diff --stat | head -50",
+		"cat <<'EOF' > notes.md\n# Title\n$(not run) `nor this`\nEOF",
+		"cat <<EOF\nhello $USER, today is $(date +%F)\nEOF",
+		"python - <<'PY'\nimport os\nprint(os.getcwd())\nPY",
+		"ps aux | grep -v grep | grep node | awk '{print $2}' | sort -n | uniq | head -n 5 | tr '\\n' ' ' | sed 's/ $//' | wc -c",
+		"find . -name '*.go' -not -path './vendor/*' | xargs gofmt -l",
+		"for f in *.txt; do echo \"$f\"; done",
+		"npm test -- --watch=false 2>&1 | tail -20",
+		"docker compose up -d && docker compose logs -f --tail 100",
+		"rm -rf node_modules ./build dist",
+		"make -j4 test || { echo failed; exit 1; }",
+		"if [ -f go.mod ]; then go test ./...; fi",
+		"export PATH=$HOME/bin:$PATH; which go",
+		"bash ./scripts/setup.sh --dev",
+		"sh -c 'cd web && npm ci'",
+		"timeout 60 go test -run TestX ./pkg/",
+		"python -m pytest -x -q tests/",
+		"echo $(( 3 + 4 )) > /tmp/out.txt",
+		"case \"$1\" in start) run;; *) usage;; esac",
+	} {
+		p := Parse(src, Options{})
+		if len(p.Unresolvable) != 0 || len(p.Commands) == 0 {
+			t.Errorf("Parse(%q): %q", src, show(p))
+		}
+	}
+}
+
+func TestParseCommandNamesNotLiteral(t *testing.T) {
+	for src, construct := range map[string]string{
+		`$(echo rm) -rf /`:          "command name from $(...)",
+		`"$(printf rm)" -rf /`:      "command name from $(...)",
+		`$X -rf /`:                  "command name from $X",
+		`${X:-rm} -rf /`:            "command name from ${X}",
+		`r$((0))m -rf /`:            "command name from $((...))",
+		`<(echo) x`:                 "command name from <(...)",
+		`x=rm; $x -rf /`:            "command name from $x",
+		`xargs $(echo rm) -rf < in`: "command name from an expansion (after xargs)",
+	} {
+		p := Parse(src, Options{})
+		found := false
+		for _, u := range p.Unresolvable {
+			found = found || (u.Kind == "command_name" && u.Construct == construct)
+		}
+		if !found {
+			t.Errorf("Parse(%q): %q, want command_name %q", src, show(p), construct)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		`r''m -rf /`, `rm${IFS}-rf${IFS}/`, `$(echo rm) -rf /`, `echo cm0gLXJmIC8= | base64 -d | sh`,
+		`echo / | xargs rm -rf`, `find / -delete`, `rm -rf /tmp/../`, `python3 -c 'import shutil; shutil.rmtree("/")'`,
+		`:(){ :|:& };:`, `echo {a,b}{c,d}{1..9}`, "cat <<EOF\n$(id)\nEOF", `bash -c "eval 'sh -c \"rm -rf /\"'"`,
+		`find / -exec sh -c 'rm {}' \;`, `node -e 'require("fs").rmSync("/", {recursive:true})'`, `$'\x72m' -rf ~`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		start := time.Now()
+		p := Parse(src, Options{})
+		if d := time.Since(start); d > 2*time.Second && len(src) < 1<<16 {
+			t.Fatalf("Parse took %v on %d bytes", d, len(src))
+		}
+		for _, c := range p.Commands {
+			if len(c.Argv) == 0 {
+				t.Fatalf("a command with no argv: %+v", c)
+			}
+		}
+		for _, u := range p.Unresolvable {
+			if u.Kind == "" || u.Construct == "" {
+				t.Fatalf("an unresolvable with no kind or construct: %+v", u)
+			}
+		}
+	})
+}
+
+func BenchmarkParseTypical(b *testing.B) {
+	for _, src := range []string{
+		"git status",
+		"cd web && npm test -- --watch=false 2>&1 | tail -20",
+		`find . -name '*.pyc' -delete && rm -rf ./build "$HOME/.cache/x"`,
+	} {
+		b.Run(fmt.Sprint(len(src)), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				Parse(src, Options{})
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package shell
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -141,21 +142,17 @@ func representatives(e string) []string {
 	return []string{bare, strings.NewReplacer("*", "64", "?", "x").Replace(e)}
 }
 
-// unknownSpans finds, in a resolved word, the parts whose value cannot be
-// known statically: a placeholder for input that only exists at run time,
-// or an expansion left as text ($NAME, ${...}, $(...), `...`).
-var unknownSpans = regexp.MustCompile(`\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?$!-]|` + "`[^`]*`" + `|` + regexp.QuoteMeta(placeholderOpen) + `[^` + regexp.QuoteMeta(placeholderClose) + `]*` + regexp.QuoteMeta(placeholderClose))
-
-// The spelling of a run-time placeholder in a resolved word.
-const (
-	placeholderOpen  = "\x00"
-	placeholderClose = "\x00"
-)
+// unknownSpans finds, in a resolved word, the placeholders Parse leaves
+// for parts whose value cannot be known statically: "\x00" (an
+// expansion), "\x00$(...)", "\x00<(...)", "\x00stdin" (xargs input),
+// "\x00find" (what a filtered find matched).
+var unknownSpans = regexp.MustCompile(`\x00(?:\$\(\.\.\.\)|<\(\.\.\.\)|stdin|find)?`)
 
 // isUnknown reports whether w holds a part whose value is not known
-// statically.
+// statically. "{}" is find's name for what it found, should it reach a
+// rule unsubstituted.
 func isUnknown(w string) bool {
-	return strings.Contains(w, "$") || strings.Contains(w, "`") || strings.Contains(w, placeholderOpen) || w == "{}"
+	return strings.IndexByte(w, 0) >= 0 || w == "{}"
 }
 
 // mayBeProtected reports whether a word with unknown parts could, for some
@@ -163,7 +160,7 @@ func isUnknown(w string) bool {
 // text, slashes included, and a word that climbs ("..") could be
 // anywhere.
 func (ps protectedSet) mayBeProtected(w string) bool {
-	if w == "{}" || strings.Contains(w, "..") {
+	if w == "{}" || slices.Contains(strings.Split(unknownSpans.ReplaceAllString(w, "x"), "/"), "..") {
 		return true
 	}
 	var re strings.Builder

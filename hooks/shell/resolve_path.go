@@ -5,7 +5,8 @@ import "strings"
 // CleanPath cleans a target path the way the kernel would resolve it
 // lexically: "//" is "/", "/." is "/", "/tmp/../" is "/", ".." at the root
 // stays at the root. A leading "~" (the home directory) is kept as a
-// root-like prefix and ".." never climbs out of it, so "~/.." stays "~/..".
+// prefix; a ".." that climbs out of it keeps the path as written ("~/.."
+// stays "~/..", "~/x/../y" is "~/y").
 // A trailing "/*" glob is kept, cleaned before it: "/tmp/../*" is "/*". A
 // relative path stays relative ("./build" is "build", "." is ".").
 func CleanPath(p string) string {
@@ -21,11 +22,6 @@ func CleanPath(p string) string {
 	rest := p
 	switch {
 	case rest == "~" || strings.HasPrefix(rest, "~/"):
-		// Home is not resolved: keep "~/.." literally, since what it
-		// reaches depends on the home directory.
-		if strings.Contains(rest, "..") {
-			return joinGlob(collapseSlashes(rest), glob)
-		}
 		prefix, rest = "~/", strings.TrimPrefix(rest, "~")
 	case strings.HasPrefix(rest, "/"):
 		prefix = "/"
@@ -39,6 +35,11 @@ func CleanPath(p string) string {
 			if len(out) > 0 && out[len(out)-1] != ".." {
 				out = out[:len(out)-1]
 				continue
+			}
+			if prefix == "~/" {
+				// Above the home directory: what it reaches depends on
+				// where home is, so the path is kept as written.
+				return joinGlob(collapseSlashes(p), glob)
 			}
 			if prefix != "" {
 				continue // ".." at the root is the root

@@ -108,6 +108,8 @@ type ruleMatch struct {
 	viaGlob bool
 	// cleaned: the argument differed from its cleaned path.
 	cleaned bool
+	// force: the command has -f or --force, named in a reason.
+	force bool
 	// unknown: no argument reached a target, but one whose value is not
 	// known statically might (the match is a possibility, not a fact).
 	unknown bool
@@ -145,10 +147,19 @@ func (r *Rule) match(c *Command, ps protectedSet) (ruleMatch, bool) {
 			return ruleMatch{}, false
 		}
 	}
+	flagsOK := true
 	for _, spellings := range r.Flags {
 		if !hasFlag(flags, spellings) {
+			flagsOK = false
+		}
+	}
+	m.force = hasFlag(flags, []string{"-f", "--force"})
+	if !flagsOK {
+		// A refspec with a leading + is a force push of that branch alone.
+		if r.Targets != TargetBranch {
 			return ruleMatch{}, false
 		}
+		return r.matchBranch(m, rest, true)
 	}
 	if r.Redirects {
 		for _, rd := range c.Redirects {
@@ -167,7 +178,7 @@ func (r *Rule) match(c *Command, ps protectedSet) (ruleMatch, bool) {
 	case TargetAny:
 		return m, len(rest) > 0
 	case TargetBranch:
-		return r.matchBranch(m, rest)
+		return r.matchBranch(m, rest, false)
 	}
 	for _, a := range rest {
 		if name == "dd" {
@@ -192,7 +203,7 @@ func (r *Rule) reach(m *ruleMatch, w string, ps protectedSet) bool {
 		case TargetProtected:
 			m.unknown = m.unknown || ps.mayBeProtected(w)
 		case TargetBlockDevice:
-			m.unknown = m.unknown || strings.HasPrefix(w, "$") || strings.HasPrefix(w, "/dev/") || w == "{}" || strings.HasPrefix(w, placeholderOpen)
+			m.unknown = m.unknown || strings.HasPrefix(w, "/dev/") || w == "{}" || w[0] == 0
 		case TargetAny:
 			return true
 		}
@@ -226,9 +237,10 @@ func (r *Rule) reach(m *ruleMatch, w string, ps protectedSet) bool {
 
 // matchBranch matches git push's refspecs (rest: the remote, then the
 // refspecs) against r.Branches. No refspec, or --all / --mirror, pushes
-// branches that may be protected.
-func (r *Rule) matchBranch(m ruleMatch, rest []string) (ruleMatch, bool) {
-	if len(rest) <= 1 {
+// branches that may be protected. plusOnly: the flags are absent, so only
+// a refspec forced with a leading + counts.
+func (r *Rule) matchBranch(m ruleMatch, rest []string, plusOnly bool) (ruleMatch, bool) {
+	if len(rest) <= 1 && !plusOnly {
 		m.target = "the current branch"
 		return m, true
 	}
@@ -237,14 +249,24 @@ func (r *Rule) matchBranch(m ruleMatch, rest []string) (ruleMatch, bool) {
 			m.unknown = true
 			continue
 		}
+		forced := strings.HasPrefix(ref, "+")
+		if plusOnly && !forced {
+			continue
+		}
 		ref = strings.TrimPrefix(ref, "+")
 		if _, dst, ok := strings.Cut(ref, ":"); ok {
 			ref = dst
 		}
 		ref = strings.TrimPrefix(ref, "refs/heads/")
-		if anyGlob(r.Branches, ref) {
-			m.target = "branch " + ref
-			return m, true
+		for _, g := range r.Branches {
+			if globOK(g, ref) {
+				// The glob, not the ref: a reason quotes no argument.
+				m.target = "a branch matching " + g
+				if g == ref {
+					m.target = "branch " + g
+				}
+				return m, true
+			}
 		}
 	}
 	return m, m.unknown
@@ -342,13 +364,13 @@ func flagIs(f, s string) bool {
 	}
 }
 
-// canonical is the spelling of a flag a reason names: its long one.
+// canonical is the spelling of a flag a reason names: its first long
+// one, else its short ones ("-d/-x").
 func canonical(spellings []string) string {
-	best := spellings[0]
 	for _, s := range spellings {
-		if len(s) > len(best) {
-			best = s
+		if strings.HasPrefix(s, "--") {
+			return s
 		}
 	}
-	return best
+	return strings.Join(spellings, "/")
 }

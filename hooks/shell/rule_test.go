@@ -55,7 +55,7 @@ func TestProtectedGlobsAndCleaning(t *testing.T) {
 			t.Errorf("%q matched %q", w, got)
 		}
 	}
-	for w, want := range map[string]bool{"$X": true, "$X/": true, "${X}tc": true, "$X/build": false, "/tmp/$X": false, "$X/..": true, "{}": true} {
+	for w, want := range map[string]bool{"\x00": true, "\x00/": true, "\x00tc": true, "\x00stdin": true, "\x00$(...)/build": false, "/tmp/\x00": false, "\x00/..": true, "{}": true, "\x00find": true} {
 		if got := ps.mayBeProtected(w); got != want {
 			t.Errorf("mayBeProtected(%q) = %v", w, got)
 		}
@@ -66,7 +66,7 @@ func TestSubcommandsAndTargets(t *testing.T) {
 	ps := newProtectedSet(DefaultProtected, "")
 	cases := []struct {
 		set, label, argv string
-		want            bool
+		want             bool
 	}{
 		{"git", "git-push-force-protected", "git push --force origin main", true},
 		{"git", "git-push-force-protected", "git -C repo push -f origin HEAD:refs/heads/release-2", true},

@@ -34,7 +34,14 @@ var wrapperOpts = map[string]string{
 	"command": "",
 	"busybox": "",
 	"timeout": "-s -k --signal --kill-after",
+	"setsid":  "",
+	"nsenter": "-t -S -G --target --setuid --setgid",
+	"unshare": "--map-user --map-group",
 }
+
+// commandStringRunners run a string given to -c (or --command) as a shell
+// would; watch runs its arguments joined as one.
+var commandStringRunners = map[string]bool{"su": true, "runuser": true, "flock": true, "watch": true}
 
 var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "ash": true}
 
@@ -43,7 +50,7 @@ func (w *walker) emit(argv []string, c ctx) {
 	if len(argv) == 0 {
 		return
 	}
-	if w.tooDeep(c, "wrapper") {
+	if w.tooDeep(c, "wrapper") || w.overBudget() {
 		return
 	}
 	if strings.Contains(argv[0], Unknown) {
@@ -67,6 +74,9 @@ func (w *walker) emit(argv []string, c ctx) {
 	switch {
 	case shells[name]:
 		w.shell(name, argv, c)
+	case commandStringRunners[name]:
+		w.record(argv, c)
+		w.commandString(name, argv, c)
 	case name == "eval":
 		w.record(argv, c)
 		w.script(strings.Join(argv[1:], " "), "eval", w.dialect, c)
@@ -398,5 +408,46 @@ func (w *walker) find(argv []string, c ctx) {
 			}
 		}
 		i++
+	}
+}
+
+// commandString runs the string of su/runuser/flock -c, or watch's
+// arguments, as a script.
+func (w *walker) commandString(name string, argv []string, c ctx) {
+	if name == "watch" {
+		i := 1
+		for i < len(argv) && strings.HasPrefix(argv[i], "-") {
+			if argv[i] == "-n" || argv[i] == "-d" || argv[i] == "--interval" || argv[i] == "-q" {
+				i++
+			}
+			i++
+		}
+		if i < len(argv) {
+			w.script(strings.Join(argv[i:], " "), "watch", syntax.LangBash, c)
+		}
+		return
+	}
+	for i := 1; i+1 < len(argv); i++ {
+		if argv[i] == "-c" || argv[i] == "--command" {
+			w.script(argv[i+1], name+" -c", syntax.LangBash, c)
+			return
+		}
+		if strings.HasPrefix(argv[i], "--command=") {
+			w.script(strings.TrimPrefix(argv[i], "--command="), name+" -c", syntax.LangBash, c)
+			return
+		}
+	}
+	if name == "flock" {
+		// flock [options] file command [args]: the command after the lock file.
+		i := 1
+		for i < len(argv) && strings.HasPrefix(argv[i], "-") {
+			if argv[i] == "-w" || argv[i] == "-E" || argv[i] == "--timeout" {
+				i++
+			}
+			i++
+		}
+		if i+1 < len(argv) {
+			w.emit(argv[i+1:], c.through("flock"))
+		}
 	}
 }
