@@ -3,9 +3,12 @@ package shell
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // typicalCommands are command lines of the kind coding agents send most.
@@ -37,6 +40,20 @@ func BenchmarkJudgeTypical(b *testing.B) {
 	b.StopTimer()
 	slices.Sort(durations)
 	b.ReportMetric(float64(durations[len(durations)/2].Nanoseconds()), "p50-ns")
+}
+
+// BenchmarkJudgeEachTypical judges each typical command on its own, to
+// tell which of them the mean of BenchmarkJudgeTypical comes from.
+func BenchmarkJudgeEachTypical(b *testing.B) {
+	g := newDefaultGuard(b)
+	for i, src := range typicalCommands {
+		b.Run(strconv.Itoa(i), func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				g.Judge(src)
+			}
+		})
+	}
 }
 
 // scriptBlock is one service's part of the 10 KiB script: a function with
@@ -72,10 +89,13 @@ VERSION
 var script10KiB = func() string {
 	var b strings.Builder
 	b.WriteString("#!/usr/bin/env bash\nset -euo pipefail\nmkdir -p dist logs tmp\n")
-	for i := 0; b.Len() < 10*1024-100; i++ {
-		fmt.Fprintf(&b, scriptBlock, fmt.Sprintf("svc%02d", i))
+	var calls []string
+	for i := 0; b.Len() < 10*1024-150; i++ {
+		name := fmt.Sprintf("svc%02d", i)
+		fmt.Fprintf(&b, scriptBlock, name)
+		calls = append(calls, "build_"+name)
 	}
-	b.WriteString("\nfor s in services/*; do \"build_$(basename \"$s\")\" || exit 1; done\n")
+	b.WriteString("\n" + strings.Join(calls, " && ") + "\n")
 	return b.String()
 }()
 
@@ -88,5 +108,18 @@ func BenchmarkJudgeScript10KiB(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		g.Judge(script10KiB)
+	}
+}
+
+// BenchmarkSyntaxParse10KiB is the floor under BenchmarkJudgeScript10KiB:
+// mvdan.cc/sh/v3/syntax parsing the same script once, nothing else.
+func BenchmarkSyntaxParse10KiB(b *testing.B) {
+	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
+	b.SetBytes(int64(len(script10KiB)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := p.Parse(strings.NewReader(script10KiB), ""); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
