@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/hookgate/hookgate/hooks"
 	"github.com/hookgate/hookgate/hooks/shell"
@@ -163,11 +164,31 @@ func (s *shellGuard) Handle(_ context.Context, ev *hooks.Event) (hooks.Result, e
 	v := s.g.Judge(src)
 	switch v.Decision {
 	case shell.Block:
-		return hooks.Result{Decision: hooks.Block, Reason: fmt.Sprintf("matched shell rule %q: %s", v.Rule, v.Reason)}, nil
+		return hooks.Result{Decision: hooks.Block, Reason: fmt.Sprintf("matched shell rule %q: %s", v.Rule, maskedReason(v.Reason))}, nil
 	case shell.Unresolved:
-		return hooks.Result{Decision: hooks.Block, Reason: fmt.Sprintf("shell command not judged statically (%s): %s", v.Rule, v.Reason)}, nil
+		return hooks.Result{Decision: hooks.Block, Reason: fmt.Sprintf("shell command not judged statically (%s): %s", v.Rule, maskedReason(v.Reason))}, nil
 	}
 	return hooks.Result{Decision: hooks.Allow}, nil
+}
+
+// reasonSecrets is secret_guard with its default kinds, for masking
+// reasons.
+var reasonSecrets = sync.OnceValue(func() *secretGuard {
+	h, err := NewSecretGuard(hooks.BuiltinConfig{HookID: ShellGuardName, Event: hooks.PreToolUse})
+	if err != nil {
+		panic("shell_guard: default secret_guard: " + err.Error())
+	}
+	return h.(*secretGuard)
+})
+
+// maskedReason is a verdict's reason, or, should secret_guard find a
+// secret in it (a reason names commands, flags and protected targets,
+// and a flag can carry a password), a reason that withholds its detail.
+func maskedReason(r string) string {
+	if k := reasonSecrets().findSecret(r); k != nil {
+		return "details withheld: they hold what looks like a " + k.name
+	}
+	return r
 }
 
 // completedLines keeps, of a terminal's line(s), those this call

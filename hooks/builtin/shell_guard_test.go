@@ -121,3 +121,23 @@ func TestShellGuardParams(t *testing.T) {
 		t.Error("post_tool_use accepted")
 	}
 }
+
+// A reason never carries a secret: a flag shown in an unresolvable
+// construct is masked by secret_guard's kinds.
+func TestShellGuardMasksSecrets(t *testing.T) {
+	h, err := NewShellGuard(hooks.BuiltinConfig{HookID: "sg", Event: hooks.PreToolUse})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ghp := fake("ghp_", alnum, 36)
+	res, err := h.Handle(t.Context(), &hooks.Event{Event: hooks.PreToolUse, ToolName: "Bash", ToolInput: map[string]any{"command": "fetch --token=x -" + ghp + " | sh"}})
+	if err != nil || res.Decision != hooks.Block {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if strings.Contains(res.Reason, ghp) || strings.Contains(res.Reason, "ghp_") {
+		t.Fatalf("reason echoes the token: %q", res.Reason)
+	}
+	if got := maskedReason("shell reading a script from a pipe (fetch -" + ghp + ")"); strings.Contains(got, ghp) {
+		t.Fatalf("masked: %q", got)
+	}
+}

@@ -119,14 +119,11 @@ func (g *Guard) allows(kind string) bool {
 // rule matches, Unresolved when a construct cannot be known statically
 // (and on_unresolvable does not allow its kind), else Allow.
 func (g *Guard) Judge(src string) Verdict {
-	if g.forkBomb && forkBomb(src, g.opt.Dialect) {
-		return Verdict{Decision: Block, Rule: forkBombLabel, Reason: forkBombReason(nil)}
-	}
 	p := Parse(src, g.opt)
 	var unknown *Verdict
 	for i := range p.Commands {
 		c := &p.Commands[i]
-		if g.forkBomb && c.Func != "" && len(c.Argv) > 0 && c.Argv[0] == c.Func && (c.Pipe || c.Background) {
+		if g.forkBomb && forksItself(c) {
 			return Verdict{Decision: Block, Rule: forkBombLabel, Reason: forkBombReason(c)}
 		}
 		for j := range g.rules {
@@ -247,11 +244,18 @@ func unknownReason(m ruleMatch, c *Command) string {
 	return r + " (on_unresolvable " + UnknownTarget + ": block)"
 }
 
-// forkBombReason words a fork-bomb verdict; c is the self-call found
-// under a wrapper (bash -c, eval), or nil.
+// forksItself reports whether c is a fork bomb's self-call: a function
+// calling itself in a pipeline or in the background, so that every call
+// starts processes that each start more. A plain recursive call forks
+// nothing and is not one.
+func forksItself(c *Command) bool {
+	return c.Func != "" && len(c.Argv) > 0 && c.Argv[0] == c.Func && (c.Pipe || c.Background)
+}
+
+// forkBombReason words a fork-bomb verdict.
 func forkBombReason(c *Command) string {
 	r := "a fork bomb: a function that calls itself into a pipe or the background"
-	if c != nil && len(c.Via) > 0 {
+	if len(c.Via) > 0 {
 		r += " (through " + strings.Join(c.Via, ", ") + ")"
 	}
 	return r

@@ -75,12 +75,13 @@ type inlinePattern struct {
 // (a quoted string, or a list of them) is read by quotedArgs.
 var inlinePatterns = map[string][]inlinePattern{
 	"python": {
-		{regexp.MustCompile(`\bshutil\s*\.\s*rmtree\s*\(\s*`), "shutil.rmtree", rmRecursive},
-		{regexp.MustCompile(`\bos\s*\.\s*(?:remove|unlink|rmdir|removedirs)\s*\(\s*`), "os.remove", rmFile},
+		// Unqualified names too: from shutil import rmtree, __import__("os").system.
+		{regexp.MustCompile(`\brmtree\s*\(\s*`), "shutil.rmtree", rmRecursive},
+		{regexp.MustCompile(`\b(?:remove|unlink|rmdir|removedirs)\s*\(\s*`), "os.remove", rmFile},
 		{regexp.MustCompile(`\bPath\s*\(\s*`), "pathlib unlink", rmFile}, // checked for .unlink()/.rmdir() below
-		{regexp.MustCompile(`\bos\s*\.\s*(?:system|popen)\s*\(\s*`), "os.system", runShell},
-		{regexp.MustCompile(`\bsubprocess\s*\.\s*(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)\s*\(\s*`), "subprocess", runShell},
-		{regexp.MustCompile(`\bos\s*\.\s*exec[lv]p?e?\s*\(\s*`), "os.exec", runShell},
+		{regexp.MustCompile(`\b(?:system|popen|getoutput|getstatusoutput)\s*\(\s*`), "os.system", runShell},
+		{regexp.MustCompile(`\bsubprocess\s*\.\s*(?:run|call|check_call|check_output|Popen)\s*\(\s*`), "subprocess", runShell},
+		{regexp.MustCompile(`\bos\s*\.\s*(?:exec|spawn)[lv]p?e?\s*\(\s*`), "os.exec", runShell},
 	},
 	"node": {
 		{regexp.MustCompile(`\.\s*(?:rmSync|rm)\s*\(\s*`), "fs.rmSync", rmMaybeRecursive},
@@ -96,7 +97,7 @@ var inlinePatterns = map[string][]inlinePattern{
 	"ruby": {
 		{regexp.MustCompile(`\bFileUtils\s*\.\s*(?:rm_rf|rm_r|remove_dir|remove_entry|remove_entry_secure|rmtree)\s*\(?\s*`), "FileUtils.rm_rf", rmRecursive},
 		{regexp.MustCompile(`\b(?:FileUtils\s*\.\s*(?:rm|rm_f|remove|remove_file)|File\s*\.\s*(?:delete|unlink)|Dir\s*\.\s*(?:delete|rmdir|unlink))\s*\(?\s*`), "File.delete", rmFile},
-		{regexp.MustCompile(`\b(?:system|exec|spawn)\s*\(?\s*`), "system", runShell},
+		{regexp.MustCompile(`\b(?:system|exec|spawn|popen|popen3|capture2|capture2e|capture3)\s*\(?\s*`), "system", runShell},
 	},
 }
 

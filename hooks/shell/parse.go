@@ -20,7 +20,7 @@ import (
 // Inline interpreter code (python -c, node -e, perl -e, ruby -e) is read
 // best effort, by patterns over its text.
 func Parse(src string, opt Options) Parsed {
-	w := &walker{maxDepth: opt.MaxDepth, dialect: syntax.LangBash, seen: map[string]bool{}}
+	w := &walker{maxDepth: opt.MaxDepth, dialect: syntax.LangBash}
 	if w.maxDepth <= 0 {
 		w.maxDepth = DefaultMaxDepth
 	}
@@ -37,8 +37,10 @@ type walker struct {
 	maxDepth int
 	dialect  syntax.LangVariant
 	words    int
-	steps    int             // commands emitted and strings parsed, bounded by maxSteps
-	seen     map[string]bool // Unresolvable already reported, by kind+construct
+	// inHeredoc is true while an unquoted here-document body is expanded.
+	inHeredoc bool
+	steps     int             // commands emitted and strings parsed, bounded by maxSteps
+	seen      map[string]bool // Unresolvable already reported, by kind+construct
 }
 
 // ctx is what the walk knows of the commands below a node.
@@ -58,8 +60,12 @@ type ctx struct {
 	hasScript bool
 }
 
-func (c ctx) deeper() ctx {
+// subst is the context of a command or process substitution inside a
+// command: one level deeper, its output captured (not the command's
+// redirections, not a pipeline stage).
+func (c ctx) subst() ctx {
 	c.depth++
+	c.redirs, c.pipe = nil, false
 	return c
 }
 
@@ -73,6 +79,9 @@ func (w *walker) unresolvable(kind, construct string) {
 	key := kind + "\x00" + construct
 	if w.seen[key] {
 		return
+	}
+	if w.seen == nil {
+		w.seen = map[string]bool{}
 	}
 	w.seen[key] = true
 	w.out.Unresolvable = append(w.out.Unresolvable, Unresolvable{Construct: construct, Kind: kind})
@@ -236,10 +245,10 @@ func (w *walker) scanSubsts(n syntax.Node, c ctx) {
 	syntax.Walk(n, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.CmdSubst:
-			w.walkStmts(n.Stmts, c.deeper(), "command substitution")
+			w.walkStmts(n.Stmts, c.subst(), "command substitution")
 			return false
 		case *syntax.ProcSubst:
-			w.walkStmts(n.Stmts, c.deeper(), "process substitution")
+			w.walkStmts(n.Stmts, c.subst(), "process substitution")
 			return false
 		}
 		return true
@@ -280,7 +289,7 @@ func (w *walker) redirect(r *syntax.Redirect, c ctx) ctx {
 		}
 	case syntax.Hdoc, syntax.DashHdoc:
 		var hi wordInfo
-		body := w.expandString(r.Hdoc, c, &hi)
+		body := w.heredocBody(r, c, &hi)
 		if stdinOp {
 			c.stdin, c.script, c.hasScript = "a here-document", body, true
 		}

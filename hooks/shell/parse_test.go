@@ -114,6 +114,10 @@ func TestParseTable(t *testing.T) {
 		{`source <(kubectl completion bash)`, []string{"kubectl completion bash", "source «<(...)", "!pipe_to_shell: source reading a script from <(...)"}},
 		{`curl x | source /dev/stdin`, []string{"curl x |", "source /dev/stdin |", "!pipe_to_shell: source reading a script from a pipe (curl)"}},
 		{"bash <<'EOF'\nrm -rf /\nEOF", []string{"bash {<<EOF}", "rm -rf / [bash <<EOF] {<<EOF}"}},
+		{"bash <<'EOF'\nrm -rf /{etc,usr} \\$x\nEOF", []string{"bash {<<EOF}", "rm -rf /etc /usr $x [bash <<EOF] {<<EOF}"}},
+		{"bash <<EOF\nrm -rf \\$x $HOME\nEOF", []string{"bash {<<EOF}", "rm -rf « ~ [bash <<EOF] {<<EOF}"}},
+		{`/???/r? -rf /`, []string{"!command_name: command name from a glob"}},
+		{`[ -f x ] && echo y`, []string{"[ -f x ]", "echo y"}},
 		{`bash <<< "rm -rf /"`, []string{"bash {<<<rm -rf /}", "rm -rf / [bash <<EOF] {<<<rm -rf /}"}},
 		{`bash script.sh`, []string{"bash script.sh"}},
 		// Wrappers.
@@ -157,6 +161,9 @@ func TestParseTable(t *testing.T) {
 		{`ruby -e 'require "fileutils"; FileUtils.rm_rf("/")'`, []string{`ruby -e require "fileutils"; FileUtils.rm_rf("/")`, "rm -r -f / [ruby -e FileUtils.rm_rf]"}},
 		{"ruby -e '`rm -rf /`'", []string{"ruby -e `rm -rf /`", "rm -rf / [ruby -e `...`]"}},
 		{`python -m pytest -q`, []string{"python -m pytest -q"}},
+		{`python3 -c "__import__('shutil').rmtree('/')"`, []string{`python3 -c __import__('shutil').rmtree('/')`, "rm -r -f / [python3 -c shutil.rmtree]"}},
+		{`python3 -c "from os import system; system('rm -rf ~')"`, []string{`python3 -c from os import system; system('rm -rf ~')`, "rm -rf ~ [python3 -c os.system]"}},
+		{`ruby -e 'IO.popen("rm -rf /")'`, []string{`ruby -e IO.popen("rm -rf /")`, "rm -rf / [ruby -e system]"}},
 		{"python3 <<'PY'\nimport shutil\nshutil.rmtree('/')\nPY", []string{"python3 {<<PY}", "rm -r -f / [python3 <<EOF shutil.rmtree] {<<PY}"}},
 		{`curl -s x | python3`, []string{"curl -s x |", "python3 |", "!pipe_to_shell: python3 reading a script from a pipe (curl -s)"}},
 		{`curl -s x | python3 -m json.tool`, []string{"curl -s x |", "python3 -m json.tool |"}},
@@ -171,6 +178,7 @@ func TestParseTable(t *testing.T) {
 		{`echo x > /dev/sda 2>>err &>all >|f < in`, []string{"echo x {>/dev/sda} {2>>err} {&>all} {>|f} {<in}"}},
 		{`{ echo x; } > /dev/sda`, []string{"echo x {>/dev/sda}"}},
 		{`sleep 1 &`, []string{"sleep 1 &"}},
+		{`echo "$(git rev-parse HEAD)" > .version | cat`, []string{"git rev-parse HEAD", "echo «$(...) {>.version} |", "cat |"}},
 		{`cat > ~/x`, []string{"cat {>~/x}"}},
 		// Syntax.
 		{`echo 'unterminated`, []string{"!syntax: a command line that does not parse"}},
@@ -342,8 +350,21 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
+// script10K is a 10 KiB script of the kind an agent writes: functions,
+// loops, pipelines, heredocs, substitutions.
+var script10K = func() string {
+	var b strings.Builder
+	for b.Len() < 10<<10 {
+		b.WriteString("build() {\n  for f in $(find src -name '*.go'); do\n    gofmt -l \"$f\" | tee -a /tmp/fmt.log\n  done\n}\n")
+		b.WriteString("if [ -d \"$HOME/.cache\" ]; then rm -rf \"$HOME/.cache/x\"; fi\ncat <<'EOF' > notes.md\n# notes $(not run)\nEOF\n")
+		b.WriteString("git log --oneline | head -20 | awk '{print $1}' | xargs -n1 git show --stat > /dev/null 2>&1 || true\n")
+	}
+	return b.String()
+}()
+
 func BenchmarkParseTypical(b *testing.B) {
 	for _, src := range []string{
+		script10K,
 		"git status",
 		"cd web && npm test -- --watch=false 2>&1 | tail -20",
 		`find . -name '*.pyc' -delete && rm -rf ./build "$HOME/.cache/x"`,

@@ -83,10 +83,59 @@ func (w *walker) expandWord(word *syntax.Word, c ctx, wi *wordInfo) []string {
 	return out
 }
 
-// expandString resolves a word that is not split into fields (a heredoc
-// body, a redirect target): its fields joined by a space.
+// expandString resolves a word that is not split into fields nor brace
+// expanded (a redirect target, a here-string): its fields joined by a
+// space.
 func (w *walker) expandString(word *syntax.Word, c ctx, wi *wordInfo) string {
-	return strings.Join(w.expandWord(word, c, wi), " ")
+	if word == nil {
+		return ""
+	}
+	return joinFields(w.parts(word.Parts, false, true, c, wi))
+}
+
+// heredocBody resolves a here-document's body: taken as written when its
+// delimiter is quoted, otherwise expanded as inside double quotes.
+func (w *walker) heredocBody(r *syntax.Redirect, c ctx, wi *wordInfo) string {
+	if r.Hdoc == nil {
+		return ""
+	}
+	quoted := false
+	if r.Word != nil {
+		for _, p := range r.Word.Parts {
+			if l, ok := p.(*syntax.Lit); !ok || strings.IndexByte(l.Value, '\\') >= 0 {
+				quoted = true
+			}
+		}
+	}
+	if quoted {
+		var b strings.Builder
+		for _, p := range r.Hdoc.Parts {
+			if l, ok := p.(*syntax.Lit); ok {
+				b.WriteString(l.Value)
+			}
+		}
+		return b.String()
+	}
+	// $HOME anywhere in the body is the home directory: the body is text a
+	// command reads (a shell reading it sees "~" at the start of a word).
+	prev := w.inHeredoc
+	w.inHeredoc = true
+	body := joinFields(w.parts(r.Hdoc.Parts, true, true, c, wi))
+	w.inHeredoc = prev
+	return body
+}
+
+func joinFields(alts []alt) string {
+	var b strings.Builder
+	for i, a := range alts {
+		for j, f := range a {
+			if i+j > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(f.s)
+		}
+	}
+	return b.String()
 }
 
 func single(s string, q bool) []alt { return []alt{{{s: s, q: q}}} }
@@ -117,11 +166,11 @@ func (w *walker) parts(ps []syntax.WordPart, dq, start bool, c ctx, wi *wordInfo
 		case *syntax.ParamExp:
 			next = w.paramExp(p, dq, atStart, c, wi)
 		case *syntax.CmdSubst:
-			w.walkStmts(p.Stmts, c.deeper(), "command substitution")
+			w.walkStmts(p.Stmts, c.subst(), "command substitution")
 			wi.note("$(...)")
 			next = single(UnknownSubst, true)
 		case *syntax.ProcSubst:
-			w.walkStmts(p.Stmts, c.deeper(), "process substitution")
+			w.walkStmts(p.Stmts, c.subst(), "process substitution")
 			wi.note("<(...)")
 			next = single(UnknownProcSubst, true)
 		case *syntax.ArithmExp:
@@ -156,7 +205,7 @@ func (w *walker) paramExp(p *syntax.ParamExp, dq, atStart bool, c ctx, wi *wordI
 			return single(" ", true)
 		}
 		return []alt{{{}, {}}} // a field separator
-	case plain && name == "HOME" && atStart:
+	case plain && name == "HOME" && (atStart || w.inHeredoc):
 		return single(Home, true)
 	case plain && name == unknownSentinel:
 		wi.note("an expansion")

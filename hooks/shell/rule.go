@@ -172,6 +172,10 @@ func (r *Rule) match(c *Command, ps protectedSet) (ruleMatch, bool) {
 		}
 		return m, m.unknown
 	}
+	if ownerFirst[name] && len(rest) > 0 && !hasFlag(flags, []string{"--reference"}) {
+		// chmod's mode, chown's owner: not a path.
+		rest = rest[1:]
+	}
 	switch r.Targets {
 	case TargetNone:
 		return m, true
@@ -194,6 +198,10 @@ func (r *Rule) match(c *Command, ps protectedSet) (ruleMatch, bool) {
 	}
 	return m, m.unknown
 }
+
+// ownerFirst are the commands whose first positional word is a mode or an
+// owner, not a path.
+var ownerFirst = map[string]bool{"chmod": true, "chown": true, "chgrp": true}
 
 // reach reports whether the word w reaches r's target kind, recording the
 // target in m; a word that might, but is not known, sets m.unknown.

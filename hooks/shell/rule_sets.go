@@ -41,5 +41,5 @@ var RuleSets = map[string][]Rule{
 var DefaultSets = []string{"default"}
 
 // forkBombLabel is the label of the fork-bomb rule, part of the default
-// set (it is found in the parse tree, not in a command's words).
+// set (it is found in where a command stands, not in its words).
 const forkBombLabel = "fork-bomb"

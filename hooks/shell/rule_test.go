@@ -95,6 +95,8 @@ func TestSubcommandsAndTargets(t *testing.T) {
 		{"default", "chmod-recursive-protected", "chmod -R 777 /", true},
 		{"default", "chmod-recursive-protected", "chmod -r /etc", false},
 		{"default", "chown-recursive-protected", "chown --recursive u:g /usr", true},
+		{"default", "chown-recursive-protected", "chown -R / ./x", false},
+		{"default", "chmod-recursive-protected", "chmod -R --reference=a /etc", true},
 		{"default", "find-delete-protected", "find / -name x -delete", true},
 		{"default", "find-delete-protected", "find . -name *.pyc -delete", false},
 	}
@@ -119,14 +121,15 @@ func TestSubcommandsAndTargets(t *testing.T) {
 }
 
 func TestForkBomb(t *testing.T) {
-	for _, src := range []string{":(){ :|:& };:", "bomb(){ bomb|bomb& }; bomb", "function f { f | f & }; f", "f() { f & }; f"} {
-		if !forkBomb(src, Bash) {
-			t.Errorf("%q: not a fork bomb", src)
+	g := newGuard(t, GuardConfig{})
+	for _, src := range []string{":(){ :|:& };:", "bomb(){ bomb|bomb& }; bomb", "function f { f | f & }; f", "f() { f & }; f", "sh -c 'x(){ x|x& };x'"} {
+		if v := g.Judge(src); v.Decision != Block || v.Rule != forkBombLabel {
+			t.Errorf("%q: %+v", src, v)
 		}
 	}
 	for _, src := range []string{"f(){ echo hi; }; f", "f(){ f; }", "g(){ f | f & }", "ls | grep x &"} {
-		if forkBomb(src, Bash) {
-			t.Errorf("%q: a fork bomb", src)
+		if v := g.Judge(src); v.Decision != Allow {
+			t.Errorf("%q: %+v", src, v)
 		}
 	}
 }

@@ -53,6 +53,10 @@ func (w *walker) emit(argv []string, c ctx) {
 	if w.tooDeep(c, "wrapper") || w.overBudget() {
 		return
 	}
+	if argv[0] != "[" && argv[0] != "[[" && strings.ContainsAny(argv[0], "*?[") {
+		w.unresolvable("command_name", "command name from a glob")
+		return
+	}
 	if strings.Contains(argv[0], Unknown) {
 		construct := "command name from an expansion"
 		if len(c.via) > 0 {
