@@ -37,6 +37,9 @@ type walker struct {
 	maxDepth int
 	dialect  syntax.LangVariant
 	words    int
+	// cwd is where the cds walked so far moved ("" not moved); see
+	// Command.Dir. A subshell, a pipeline stage and a substitution restore it.
+	cwd string
 	// inHeredoc is true while an unquoted here-document body is expanded.
 	inHeredoc bool
 	steps     int             // commands emitted and strings parsed, bounded by maxSteps
@@ -58,6 +61,13 @@ type ctx struct {
 	// script is a literal here-document or here-string on standard input.
 	script    string
 	hasScript bool
+	// args are the positional parameters ($0, $1, ...) of a script string
+	// given to sh -c, when argsKnown.
+	args      []string
+	argsKnown bool
+	// wrapped is true for a command a wrapper runs (sudo cd does not move
+	// this shell).
+	wrapped bool
 }
 
 // subst is the context of a command or process substitution inside a
@@ -72,6 +82,7 @@ func (c ctx) subst() ctx {
 func (c ctx) through(via string) ctx {
 	c.depth++
 	c.via = append(c.via[:len(c.via):len(c.via)], via)
+	c.wrapped = true
 	return c
 }
 
@@ -135,6 +146,7 @@ func (w *walker) parseAndWalk(src string, lang syntax.LangVariant, c ctx) {
 	}
 	prev := w.dialect
 	w.dialect = lang
+	c.wrapped = false // the script's own commands run in its shell
 	w.walkStmts(f.Stmts, c, "")
 	w.dialect = prev
 }
@@ -142,6 +154,10 @@ func (w *walker) parseAndWalk(src string, lang syntax.LangVariant, c ctx) {
 func (w *walker) walkStmts(stmts []*syntax.Stmt, c ctx, what string) {
 	if what != "" && w.tooDeep(c, what) {
 		return
+	}
+	if what != "" { // a substitution runs in a subshell
+		saved := w.cwd
+		defer func() { w.cwd = saved }()
 	}
 	for _, s := range stmts {
 		w.walkStmt(s, c)
@@ -169,7 +185,10 @@ func (w *walker) walkStmt(s *syntax.Stmt, c ctx) {
 		if cmd.Op == syntax.Pipe || cmd.Op == syntax.PipeAll {
 			c.pipe = true
 			n := len(w.out.Commands)
+			saved := w.cwd
+			defer func() { w.cwd = saved }() // each stage runs in a subshell
 			w.walkStmt(cmd.X, c)
+			w.cwd = saved
 			from := "a pipe"
 			if len(w.out.Commands) > n {
 				from = "a pipe (" + describe(w.out.Commands[len(w.out.Commands)-1].Argv) + ")"
@@ -184,7 +203,9 @@ func (w *walker) walkStmt(s *syntax.Stmt, c ctx) {
 	case *syntax.Block:
 		w.walkStmts(cmd.Stmts, c, "")
 	case *syntax.Subshell:
+		saved := w.cwd
 		w.walkStmts(cmd.Stmts, c, "")
+		w.cwd = saved
 	case *syntax.IfClause:
 		for ic := cmd; ic != nil; ic = ic.Else {
 			w.walkStmts(ic.Cond, c, "")
@@ -216,6 +237,7 @@ func (w *walker) walkStmt(s *syntax.Stmt, c ctx) {
 	case *syntax.FuncDecl:
 		cf := c
 		cf.bg = false
+		cf.args, cf.argsKnown = nil, false // a function has its own $1, ...
 		if cmd.Name != nil {
 			cf.fn = cmd.Name.Value
 		} else if len(cmd.Names) > 0 {
@@ -357,7 +379,7 @@ func baseName(p string) string {
 
 // record appends a command as it runs.
 func (w *walker) record(argv []string, c ctx) {
-	cmd := Command{Argv: argv, Background: c.bg, Pipe: c.pipe, Func: c.fn}
+	cmd := Command{Argv: argv, Background: c.bg, Pipe: c.pipe, Func: c.fn, Dir: w.cwd}
 	if len(c.via) > 0 {
 		cmd.Via = append([]string(nil), c.via...)
 	}
@@ -365,6 +387,31 @@ func (w *walker) record(argv []string, c ctx) {
 		cmd.Redirects = append([]Redirect(nil), c.redirs...)
 	}
 	w.out.Commands = append(w.out.Commands, cmd)
+	if name := baseName(argv[0]); !c.wrapped && (name == "cd" || name == "pushd" || name == "popd") {
+		w.cd(name, argv)
+	}
+}
+
+// cd follows a cd (or pushd, popd) to where it moves.
+func (w *walker) cd(name string, argv []string) {
+	var dest string
+	for _, a := range argv[1:] {
+		if a == "--" || (strings.HasPrefix(a, "-") && a != "-") {
+			continue
+		}
+		dest = a
+		break
+	}
+	switch {
+	case name == "popd" || dest == "-" || strings.Contains(dest, Unknown) || w.cwd == Unknown:
+		w.cwd = Unknown
+	case dest == "":
+		w.cwd = Home
+	case strings.HasPrefix(dest, "/") || dest == Home || strings.HasPrefix(dest, Home+"/") || w.cwd == "":
+		w.cwd = dest
+	default:
+		w.cwd = strings.TrimSuffix(w.cwd, "/") + "/" + dest
+	}
 }
 
 // describableFlag is true for a short flag cluster of up to five letters

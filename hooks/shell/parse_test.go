@@ -27,6 +27,9 @@ func show(p Parsed) []string {
 		if c.Pipe {
 			s += " |"
 		}
+		if c.Dir != "" {
+			s += " @" + strings.ReplaceAll(c.Dir, "\x00", "«")
+		}
 		if c.Func != "" {
 			s += " fn=" + c.Func
 		}
@@ -83,7 +86,16 @@ func TestParseTable(t *testing.T) {
 		{`echo $((1+$(rm -rf /)))`, []string{"rm -rf /", "echo «"}},
 		// Lists, groups, control flow, functions.
 		{"a; b && c || d\ne", []string{"a", "b", "c", "d", "e"}},
-		{`(cd / && rm -rf *)`, []string{"cd /", "rm -rf *"}},
+		{`(cd / && rm -rf *)`, []string{"cd /", "rm -rf * @/"}},
+		{`cd /tmp; cd ..; rm -rf *`, []string{"cd /tmp", "cd .. @/tmp", "rm -rf * @/tmp/.."}},
+		{`cd && rm -rf .`, []string{"cd", "rm -rf . @~"}},
+		{`cd "$X"; rm -rf *`, []string{"cd «", "rm -rf * @«"}},
+		{`(cd /); rm -rf *`, []string{"cd /", "rm -rf *"}},
+		{`cd / | true; echo $(cd /etc) x`, []string{"cd / |", "true |", "cd /etc", "echo «$(...) x"}},
+		{`bash -c 'cd / && rm -rf *'; rm -rf *`, []string{"bash -c cd / && rm -rf *", "cd / [bash -c]", "rm -rf * [bash -c] @/", "rm -rf *"}},
+		{`eval 'cd /'; rm -rf *`, []string{"eval cd /", "cd / [eval]", "rm -rf * @/"}},
+		{`sudo cd /; rm -rf *`, []string{"cd / [sudo]", "rm -rf *"}},
+		{`cd build && sudo rm -rf *`, []string{"cd build", "rm -rf * [sudo] @build"}},
 		{`{ rm -rf /; }`, []string{"rm -rf /"}},
 		{`if true; then rm -rf /; elif x; then y; else z; fi`, []string{"true", "rm -rf /", "x", "y", "z"}},
 		{`for d in $(ls); do rm -rf "$d"; done`, []string{"ls", "rm -rf «"}},
@@ -104,6 +116,16 @@ func TestParseTable(t *testing.T) {
 		{`bash -c "$(curl -fsSL x)"`, []string{"curl -fsSL x", "bash -c «$(...)", "!pipe_to_shell: shell running a script from $(...)"}},
 		{`bash -c "rm -rf $DIR"`, []string{"bash -c rm -rf «", "rm -rf « [bash -c]"}},
 		{`bash -c "$X -rf /"`, []string{"bash -c « -rf /", "!command_name: command name from an expansion"}},
+		{`sh -c 'rm -rf "$1"' _ /`, []string{"sh -c rm -rf \"$1\" _ /", "rm -rf / [sh -c]"}},
+		{`bash -c 'rm -rf "$@"' _ / /etc`, []string{"bash -c rm -rf \"$@\" _ / /etc", "rm -rf / /etc [bash -c]"}},
+		{`bash -c '$0 -rf /' rm`, []string{"bash -c $0 -rf / rm", "rm -rf / [bash -c]"}},
+		{`bash -c 'rm -rf $2' _`, []string{"bash -c rm -rf $2 _", "rm -rf « [bash -c]"}},
+		{`ls | xargs sh -c 'rm -rf "$0"'`, []string{"ls |", "sh -c rm -rf \"$0\" «stdin [xargs] |", "rm -rf «stdin [xargs|sh -c] |"}},
+		{`sh -c 'set -- /; rm -rf "$1"' _ /tmp/x`, []string{"sh -c set -- /; rm -rf \"$1\" _ /tmp/x", "set -- / [sh -c]", "rm -rf « [sh -c]"}},
+		{`sh -c 'f() { rm -rf "$1"; }; f /' _ /tmp/x`, []string{"sh -c f() { rm -rf \"$1\"; }; f / _ /tmp/x", "rm -rf « [sh -c] fn=f", "f / [sh -c]"}},
+		{`sudo --user root rm -rf /`, []string{"rm -rf / [sudo]"}},
+		{`env --split-string='rm -rf /'`, []string{"rm -rf / [env]"}},
+		{`env -S'rm -rf /'`, []string{"rm -rf / [env]"}},
 		{`sh -c 'sh -c "rm -rf /"'`, []string{`sh -c sh -c "rm -rf /"`, "sh -c rm -rf / [sh -c]", "rm -rf / [sh -c|sh -c]"}},
 		// Pipes into shells.
 		{`curl -fsSL x | bash`, []string{"curl -fsSL x |", "bash |", "!pipe_to_shell: shell reading a script from a pipe (curl -fsSL)"}},

@@ -99,6 +99,11 @@ func (ps protectedSet) match(t string) (entry string, ok bool) {
 			if t == e {
 				return e, true
 			}
+			// An ancestor holds what it protects: /work holds the
+			// workspace /work/repo.
+			if strings.HasPrefix(t, "/") && strings.HasPrefix(e, t+"/") {
+				return t + " (which holds " + e + ")", true
+			}
 		case !glob && eGlob:
 			if ok, _ := path.Match(e, t); ok {
 				return e, true
@@ -126,7 +131,12 @@ func (ps protectedSet) match(t string) (entry string, ok bool) {
 	return "", false
 }
 
+// globOK reports whether s matches pattern; a bad pattern matches
+// nothing.
 func globOK(pattern, s string) bool {
+	if !hasGlob(pattern) {
+		return pattern == s
+	}
 	ok, err := path.Match(pattern, s)
 	return err == nil && ok
 }

@@ -207,6 +207,24 @@ func (w *walker) paramExp(p *syntax.ParamExp, dq, atStart bool, c ctx, wi *wordI
 		return []alt{{{}, {}}} // a field separator
 	case plain && name == "HOME" && (atStart || w.inHeredoc):
 		return single(Home, true)
+	case plain && c.argsKnown && len(name) == 1 && name[0] >= '0' && name[0] <= '9':
+		if k := int(name[0] - '0'); k < len(c.args) {
+			return single(c.args[k], true)
+		}
+		wi.note("$" + name)
+		return single(Unknown, true) // unset here; kept unknown all the same
+	case plain && c.argsKnown && (name == "@" || name == "*"):
+		if len(c.args) <= 1 {
+			return single("", dq)
+		}
+		a := make(alt, 0, len(c.args)-1)
+		for _, v := range c.args[1:] {
+			a = append(a, field{s: v, q: true})
+		}
+		if dq && name == "*" {
+			return single(strings.Join(c.args[1:], " "), true)
+		}
+		return []alt{a}
 	case plain && name == unknownSentinel:
 		wi.note("an expansion")
 		return single(Unknown, true)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -132,6 +133,9 @@ func (r *Rule) match(c *Command, ps protectedSet) (ruleMatch, bool) {
 		name = commandName(c.Argv[0])
 	}
 	if len(r.Commands) > 0 && !anyGlob(r.Commands, name) {
+		return ruleMatch{}, false
+	}
+	if r.Redirects && !slices.ContainsFunc(c.Redirects, func(rd Redirect) bool { return strings.Contains(rd.Op, ">") }) {
 		return ruleMatch{}, false
 	}
 	var args []string

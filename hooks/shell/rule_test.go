@@ -22,7 +22,7 @@ func TestFlagSpellings(t *testing.T) {
 	rm := ruleOf(t, "default", "rm-recursive-protected")
 	for _, argv := range []string{
 		"rm -rf /", "rm -fr /", "rm -r -f /", "rm -R /", "rm --recursive --force /", "rm --recur /",
-		"/bin/rm -Rf /etc", "rm / -rf", "rm -rf -- /", "rm -rvf /usr", "rm -rf /work/repo", "rm -rf /work/repo/",
+		"/bin/rm -Rf /etc", "rm / -rf", "rm -rf -- /", "rm -rvf /usr", "rm -rf /work/repo", "rm -rf /work/repo/", "rm -rf /work/repo/..", "rm -rf /work",
 	} {
 		if _, ok := rm.match(&Command{Argv: strings.Fields(argv)}, ps); !ok {
 			t.Errorf("%q not matched", argv)

@@ -21,8 +21,9 @@ var placeholderToSentinel = strings.NewReplacer(
 
 // wrapperOpts lists, per wrapper, the options that take a separate value.
 var wrapperOpts = map[string]string{
-	"sudo":    "-u -g -C -D -h -p -r -t -U -T -R",
+	"sudo":    "-u -g -C -D -h -p -r -t -U -T -R --user --group --close-from --chdir --host --prompt --role --type --other-user --command-timeout --chroot",
 	"doas":    "-u -C",
+	"setpriv": "--reuid --regid --groups --inh-caps --ambient-caps --bounding-set --securebits --selinux-label --apparmor-profile",
 	"env":     "-u -C -S --unset --chdir --split-string",
 	"nice":    "-n --adjustment",
 	"ionice":  "-c -n -t --class --classdata",
@@ -129,9 +130,16 @@ func (w *walker) unwrap(name string, argv []string) []string {
 			i++ // NAME=value
 			continue
 		}
-		if name == "env" && (a == "-S" || a == "--split-string") && i+1 < len(argv) {
+		if name == "env" {
 			// env -S "cmd args" splits the string into the command.
-			return append(strings.Fields(argv[i+1]), argv[i+2:]...)
+			switch {
+			case (a == "-S" || a == "--split-string") && i+1 < len(argv):
+				return append(strings.Fields(argv[i+1]), argv[i+2:]...)
+			case strings.HasPrefix(a, "--split-string="):
+				return append(strings.Fields(strings.TrimPrefix(a, "--split-string=")), argv[i+1:]...)
+			case strings.HasPrefix(a, "-S") && len(a) > 2:
+				return append(strings.Fields(a[2:]), argv[i+1:]...)
+			}
 		}
 		if !strings.HasPrefix(a, "-") || a == "-" {
 			break
@@ -210,6 +218,9 @@ func (w *walker) shell(name string, argv []string, c ctx) {
 	via := name + " -c"
 	switch {
 	case cflag && len(rest) > 0:
+		// The words after the script string are its $0, $1, ... unless the
+		// script may change them (set --, shift): then they are unknown.
+		c.args, c.argsKnown = rest[1:], !strings.Contains(rest[0], "set") && !strings.Contains(rest[0], "shift")
 		w.script(rest[0], via, lang, c)
 	case cflag:
 		w.unresolvable("syntax", name+" -c without a script")
@@ -244,6 +255,11 @@ func (w *walker) script(src, via string, lang syntax.LangVariant, c ctx) {
 			return
 		}
 		src = placeholderToSentinel.Replace(src)
+	}
+	if via != "eval" {
+		// Another process: its cd does not move this shell.
+		saved := w.cwd
+		defer func() { w.cwd = saved }()
 	}
 	w.parseAndWalk(src, lang, c.through(via))
 }
