@@ -57,6 +57,7 @@ var celEnv = sync.OnceValues(func() (*cel.Env, error) {
 		cel.Variable("metadata", cel.MapType(cel.StringType, cel.DynType)),
 		cel.Variable("tool", cel.MapType(cel.StringType, cel.DynType)),
 	)
+	opts = append(opts, celShellOptions()...)
 	return cel.NewEnv(opts...)
 })
 

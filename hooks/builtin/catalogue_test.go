@@ -17,7 +17,7 @@ func TestRegisterAll(t *testing.T) {
 	if err := Register(reg); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{ApprovalName, AuditLogName, NotifyName, DenyPatternsName, DisclaimerName, InjectContextName, RateLimitName, ReadOnlyGuardName, ResultTruncateName, SecretGuardName}
+	want := []string{ApprovalName, AuditLogName, NotifyName, DenyPatternsName, DisclaimerName, InjectContextName, RateLimitName, ReadOnlyGuardName, ResultTruncateName, SecretGuardName, ShellGuardName}
 	slices.Sort(want)
 	if got := reg.Names(); !slices.Equal(got, want) {
 		t.Fatalf("registered %v, want %v", got, want)

@@ -55,6 +55,7 @@ func Register(reg *hooks.Builtins) error {
 		{ApprovalName, NewApproval},
 		{AuditLogName, NewAuditLog},
 		{NotifyName, NewNotify},
+		{ShellGuardName, NewShellGuard},
 	} {
 		if err := reg.Register(b.name, b.f); err != nil {
 			return err

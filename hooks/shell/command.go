@@ -29,6 +29,18 @@ type Command struct {
 	Redirects []Redirect
 	// Background is true for a command run with &.
 	Background bool
+	// Pipe is true for a command that is a stage of a pipeline (a | b).
+	Pipe bool
+	// Dir is the directory the command runs in when a cd before it on the
+	// line moved there (cd / && rm -rf *: Dir is "/"), written as the cd
+	// said it, joined to an earlier one when relative ("..", "/tmp/.."),
+	// not cleaned. Empty when no cd moved: the agent's own directory.
+	// Unknown ("\x00") when a cd went somewhere not known statically.
+	Dir string
+	// Func is the name of the function whose body the command is in, empty
+	// outside a function: a function that calls itself (Argv[0] == Func)
+	// in a pipe in the background is a fork bomb.
+	Func string
 }
 
 // Redirect is one redirection: its operator (">", ">>", "<", "2>", ">|",
