@@ -18,6 +18,7 @@ const Home = "~"
 type Command struct {
 	// Argv is the command's words after quote removal, $IFS splitting,
 	// brace expansion and home resolution; Argv[0] is the command name.
+	// A statement of redirections alone (`> /dev/sda`) has no Argv.
 	// Paths are not cleaned here: a rule cleans the targets it compares.
 	Argv []string
 	// Via names the wrappers looked through to reach it, outermost first:

@@ -189,6 +189,7 @@ func (w *walker) walkStmt(s *syntax.Stmt, c ctx) {
 	}
 	switch cmd := s.Cmd.(type) {
 	case nil:
+		w.redirectionsOnly(c)
 	case *syntax.CallExpr:
 		w.call(cmd, c)
 	case *syntax.BinaryCmd:
@@ -338,6 +339,7 @@ func (w *walker) call(ce *syntax.CallExpr, c ctx) {
 		w.assign(a, c)
 	}
 	if len(ce.Args) == 0 {
+		w.redirectionsOnly(c)
 		return
 	}
 	var argv []string
@@ -385,6 +387,16 @@ func baseName(p string) string {
 		return p[i+1:]
 	}
 	return p
+}
+
+// redirectionsOnly records a statement that is only redirections
+// (`> /dev/sda` truncates or writes its target all the same) as a command
+// with no Argv, so that rules on redirections see it.
+func (w *walker) redirectionsOnly(c ctx) {
+	if len(c.redirs) == 0 {
+		return
+	}
+	w.out.Commands = append(w.out.Commands, Command{Redirects: append([]Redirect(nil), c.redirs...), Background: c.bg, Pipe: c.pipe, Func: c.fn, Dir: w.cwd})
 }
 
 // record appends a command as it runs.

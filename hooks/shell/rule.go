@@ -317,13 +317,20 @@ func splitArgs(name string, args []string) (pos, flags []string) {
 		if a == "--" {
 			return append(pos, args[i+1:]...), flags
 		}
-		if len(a) > 1 && a[0] == '-' {
+		if len(a) > 1 && a[0] == '-' && !(name == "chmod" && len(pos) == 0 && symbolicMode(a)) {
 			flags = append(flags, a)
 			continue
 		}
 		pos = append(pos, a)
 	}
 	return pos, flags
+}
+
+// symbolicMode reports whether a chmod word starting with "-" is a mode
+// that takes permissions away (`chmod -R -x /`), not an option: chmod's
+// options (-c -f -v -R) use none of the mode letters.
+func symbolicMode(a string) bool {
+	return strings.Trim(a, "ugoa+-=,rwxXst") == ""
 }
 
 // matchSubcommand finds one of subs (word sequences) among the first
