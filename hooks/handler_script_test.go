@@ -420,3 +420,30 @@ func TestScriptEventKeepsProtoKeys(t *testing.T) {
 		t.Fatalf("%+v, %v", res, err)
 	}
 }
+
+// Scripts get shell.commands: the command line as a shell reads it, so a
+// quoted or wrapped rm is still an rm; a non-string is a TypeError, which
+// fails the hook closed.
+func TestScriptShellCommands(t *testing.T) {
+	engNoLeaks(t)
+	spec := Spec{ID: "no-rm", Event: PreToolUse, Trusted: true, Matcher: "^exec$", Handler: HandlerSpec{Type: "script", Source: `
+function handle(event) {
+  var cmds = shell.commands(event.toolInput.command);
+  if (cmds.some(function (c) { return c[0] === 'rm'; })) { return { decision: 'block', reason: 'rm in ' + cmds.length + ' commands' }; }
+  return { decision: 'allow' };
+}`}}
+	e, err := Compile([]Spec{spec}, Deps{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if out := e.Dispatch(context.Background(), toolEvent("exec", map[string]any{"command": `ls && sudo r''m -rf /tmp/x`})); out.Decision != Block || out.Reason != "rm in 2 commands" {
+		t.Fatalf("a quoted rm behind sudo: %+v", out)
+	}
+	if out := e.Dispatch(context.Background(), toolEvent("exec", map[string]any{"command": "echo rm"})); out.Decision != Allow {
+		t.Fatalf("echo rm: %+v", out)
+	}
+	if out := e.Dispatch(context.Background(), toolEvent("exec", map[string]any{"command": 42})); out.Decision != Block {
+		t.Fatalf("a number for a command must fail closed: %+v", out)
+	}
+}

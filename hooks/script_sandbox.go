@@ -276,6 +276,10 @@ func newSandbox() (*sandbox, error) {
 	}
 	rt := goja.New()
 	rt.SetMaxCallStackSize(scriptMaxCallStack)
+	sb := &sandbox{rt: rt}
+	if err := installShell(rt, sb); err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
 	v, err := rt.RunProgram(prg)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
@@ -302,5 +306,6 @@ func newSandbox() (*sandbox, error) {
 	if !ok {
 		return nil, fmt.Errorf("sandbox: Object.getOwnPropertyDescriptor missing")
 	}
-	return &sandbox{rt: rt, parse: parse, stringify: stringify, objectProto: proto, ownDescriptor: describe}, nil
+	sb.parse, sb.stringify, sb.objectProto, sb.ownDescriptor = parse, stringify, proto, describe
+	return sb, nil
 }
