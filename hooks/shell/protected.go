@@ -148,9 +148,16 @@ func representatives(e string) []string {
 	if !hasGlob(e) {
 		return []string{e}
 	}
-	bare := strings.NewReplacer("*", "", "?", "x").Replace(e)
-	return []string{bare, strings.NewReplacer("*", "64", "?", "x").Replace(e)}
+	return []string{globBare.Replace(e), globWide.Replace(e)}
 }
+
+// The replacers of representatives and globRegexp, built once: a
+// strings.Replacer costs more to build than to use.
+var (
+	globBare      = strings.NewReplacer("*", "", "?", "x")
+	globWide      = strings.NewReplacer("*", "64", "?", "x")
+	quotedGlobRes = strings.NewReplacer(`\*`, `[^/]*`, `\?`, `[^/]`)
+)
 
 // unknownSpans finds, in a resolved word, the placeholders Parse leaves
 // for parts whose value cannot be known statically: "\x00" (an
@@ -205,7 +212,7 @@ func (ps protectedSet) mayBeProtected(w string) bool {
 // glob characters kept as globs: "/*" is any entry of a directory.
 func globRegexp(lit string) string {
 	q := quotedBracket.ReplaceAllLiteralString(regexp.QuoteMeta(lit), `[^/]`)
-	return strings.NewReplacer(`\*`, `[^/]*`, `\?`, `[^/]`).Replace(q)
+	return quotedGlobRes.Replace(q)
 }
 
 // quotedBracket is a glob's bracket expression after regexp.QuoteMeta.
