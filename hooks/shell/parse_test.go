@@ -366,8 +366,8 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Parse took %v on %d bytes", d, len(src))
 		}
 		for _, c := range p.Commands {
-			if len(c.Argv) == 0 {
-				t.Fatalf("a command with no argv: %+v", c)
+			if len(c.Argv) == 0 && len(c.Redirects) == 0 {
+				t.Fatalf("a command with neither argv nor redirections: %+v", c)
 			}
 		}
 		for _, u := range p.Unresolvable {
@@ -403,5 +403,15 @@ func BenchmarkParseTypical(b *testing.B) {
 				Parse(src, Options{})
 			}
 		})
+	}
+}
+
+// A statement of redirections alone is a command with no argv, so that a
+// rule on redirections sees `> /dev/sda`.
+func TestParseRedirectionsAlone(t *testing.T) {
+	p := Parse("> /dev/sda", Options{})
+	if len(p.Commands) != 1 || len(p.Commands[0].Argv) != 0 || len(p.Commands[0].Redirects) != 1 ||
+		p.Commands[0].Redirects[0] != (Redirect{Op: ">", Target: "/dev/sda"}) {
+		t.Fatalf("> /dev/sda parsed as %+v", p.Commands)
 	}
 }
