@@ -40,6 +40,7 @@ const UnknownTarget = "unknown_target"
 type Guard struct {
 	opt      Options
 	rules    []Rule
+	index    ruleIndex
 	ps       protectedSet
 	forkBomb bool
 	// allow holds on_unresolvable per kind (true: allow); allowRest is
@@ -104,6 +105,7 @@ func NewGuard(cfg GuardConfig) (*Guard, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	g.index = indexRules(g.rules)
 	return g, nil
 }
 
@@ -126,7 +128,12 @@ func (g *Guard) Judge(src string) Verdict {
 		if g.forkBomb && forksItself(c) {
 			return Verdict{Decision: Block, Rule: forkBombLabel, Reason: forkBombReason(c)}
 		}
-		for j := range g.rules {
+		name := ""
+		if len(c.Argv) > 0 {
+			name = commandName(c.Argv[0])
+		}
+		var buf [16]int
+		for _, j := range g.index.candidates(name, buf[:0]) {
 			m, ok := g.rules[j].match(c, g.ps)
 			if !ok {
 				continue
