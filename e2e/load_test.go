@@ -248,6 +248,22 @@ func hgLiveHeap(stop <-chan struct{}, every time.Duration) <-chan []uint64 {
 	return out
 }
 
+// hgSettledHeap waits, for up to 5 s, until the live heap stops falling:
+// the tests before this one (a few hundred streams, apps closing) leave
+// memory that is released over the next second or two, and its release
+// during a measurement would read as movement of the measured stream.
+func hgSettledHeap() {
+	prev := hgHeap()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
+		cur := hgHeap()
+		if cur+256<<10 >= prev {
+			return
+		}
+		prev = cur
+	}
+}
+
 func spread(samples []uint64) (lo, hi uint64) {
 	lo = ^uint64(0)
 	for _, v := range samples {
@@ -266,7 +282,7 @@ func TestHardeningLongStreamKeepsTheHeapFlat(t *testing.T) {
 	s := startStack(t, denyShell)
 	body := mockupstream.StreamSpec{TextDeltas: events, ToolCalls: 1}.SSE()
 	s.mock.Enqueue(mockupstream.Stream(body, mockupstream.Chunking{Mode: mockupstream.FixedSize, Size: 16 << 10}))
-	hgHeap()
+	hgSettledHeap()
 	stop := make(chan struct{})
 	samples := hgLiveHeap(stop, 250*time.Millisecond)
 	client, _ := hgClient(1)
