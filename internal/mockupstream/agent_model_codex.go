@@ -91,7 +91,7 @@ func (s *TerminalScript) turn(body gjson.Result) agentTurn {
 	for _, item := range body.Get("input").Array() {
 		if item.Get("type").String() == "function_call_output" {
 			results++
-			newest = toolOutputText(item.Get("output"))
+			newest = contentText(item.Get("output"))
 		}
 	}
 	s.mu.Lock()
@@ -127,17 +127,4 @@ func (s *TerminalScript) turn(body gjson.Result) agentTurn {
 		t.Text = s.Final
 	}
 	return t
-}
-
-// toolOutputText is a function_call_output's output as text: a string, or the
-// text parts of a content list.
-func toolOutputText(out gjson.Result) string {
-	if !out.IsArray() {
-		return out.String()
-	}
-	var b strings.Builder
-	for _, part := range out.Array() {
-		b.WriteString(part.Get("text").String())
-	}
-	return b.String()
 }
