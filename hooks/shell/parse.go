@@ -342,20 +342,21 @@ func (w *walker) call(ce *syntax.CallExpr, c ctx) {
 		w.redirectionsOnly(c)
 		return
 	}
-	var argv []string
+	argv := make([]string, 0, len(ce.Args))
 	nameFrom := ""
 	for _, word := range ce.Args {
 		var wi wordInfo
-		fields := w.expandWord(word, c, &wi)
-		if len(argv) == 0 && len(fields) > 0 && strings.Contains(fields[0], Unknown) {
+		first := len(argv) == 0
+		argv = w.appendFields(argv, word, c, &wi)
+		switch {
+		case first && len(argv) > 0 && strings.Contains(argv[0], Unknown):
 			// The first field names the command; an unknown in it (not in
 			// a later field split off by $IFS) is an unknown name.
 			nameFrom = wi.construct
-		} else if len(argv) == 0 && len(fields) == 0 && wi.construct != "" {
+		case first && len(argv) == 0 && wi.construct != "":
 			// A word of unknowns that gave no field here could be the name.
 			nameFrom = wi.construct
 		}
-		argv = append(argv, fields...)
 	}
 	if nameFrom != "" {
 		w.unresolvable("command_name", "command name from "+nameFrom)

@@ -3,8 +3,8 @@ package shell
 import (
 	"path"
 	"regexp"
-	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // DefaultProtected are the paths a recursive delete, chmod or chown must
@@ -20,6 +20,7 @@ var DefaultProtected = []string{
 // is.
 type protectedSet struct {
 	entries []string
+	reps    [][]string // representatives of each entry
 }
 
 func newProtectedSet(paths []string, workspace string) protectedSet {
@@ -32,6 +33,7 @@ func newProtectedSet(paths []string, workspace string) protectedSet {
 			}
 		}
 		ps.entries = append(ps.entries, p)
+		ps.reps = append(ps.reps, representatives(p))
 	}
 	for _, p := range paths {
 		add(p)
@@ -92,7 +94,7 @@ func (ps protectedSet) match(t string) (entry string, ok bool) {
 		return "..", true
 	}
 	glob := hasGlob(t)
-	for _, e := range ps.entries {
+	for i, e := range ps.entries {
 		eGlob := hasGlob(e)
 		switch {
 		case !glob && !eGlob:
@@ -112,7 +114,7 @@ func (ps protectedSet) match(t string) (entry string, ok bool) {
 			// A target glob covers e when it matches e, or a
 			// representative of a glob entry, or every entry inside
 			// e ("/etc/*", "~/*").
-			for _, r := range representatives(e) {
+			for _, r := range ps.reps[i] {
 				if ok, err := path.Match(t, r); err == nil && ok {
 					return e, true
 				}
@@ -151,19 +153,12 @@ func representatives(e string) []string {
 	return []string{globBare.Replace(e), globWide.Replace(e)}
 }
 
-// The replacers of representatives and globRegexp, built once: a
-// strings.Replacer costs more to build than to use.
+// The replacers of representatives, built once: a strings.Replacer costs
+// more to build than to use.
 var (
-	globBare      = strings.NewReplacer("*", "", "?", "x")
-	globWide      = strings.NewReplacer("*", "64", "?", "x")
-	quotedGlobRes = strings.NewReplacer(`\*`, `[^/]*`, `\?`, `[^/]`)
+	globBare = strings.NewReplacer("*", "", "?", "x")
+	globWide = strings.NewReplacer("*", "64", "?", "x")
 )
-
-// unknownSpans finds, in a resolved word, the placeholders Parse leaves
-// for parts whose value cannot be known statically: "\x00" (an
-// expansion), "\x00$(...)", "\x00<(...)", "\x00stdin" (xargs input),
-// "\x00find" (what a filtered find matched).
-var unknownSpans = regexp.MustCompile(`\x00(?:\$\(\.\.\.\)|<\(\.\.\.\)|stdin|find)?`)
 
 // isUnknown reports whether w holds a part whose value is not known
 // statically. "{}" is find's name for what it found, should it reach a
@@ -175,32 +170,19 @@ func isUnknown(w string) bool {
 // mayBeProtected reports whether a word with unknown parts could, for some
 // value of them, name a protected path: the unknown parts stand for any
 // text, slashes included, and a word that climbs ("..") could be
-// anywhere.
+// anywhere. A word that is not UTF-8 is read as one that may be.
 func (ps protectedSet) mayBeProtected(w string) bool {
-	if w == "{}" || slices.Contains(strings.Split(unknownSpans.ReplaceAllString(w, "x"), "/"), "..") {
+	if w == "{}" || climbs(w) || !utf8.ValidString(w) {
 		return true
 	}
-	var re strings.Builder
-	re.WriteString("^")
-	last := 0
-	for _, loc := range unknownSpans.FindAllStringIndex(w, -1) {
-		re.WriteString(globRegexp(w[last:loc[0]]))
-		re.WriteString(".*")
-		last = loc[1]
-	}
-	if last == 0 {
-		// Unknown, but no span we can read: any value.
+	pat, ok := compileUnknownPattern(w)
+	if !ok {
+		// Unknown, but no part we can read: any value.
 		return true
 	}
-	re.WriteString(globRegexp(w[last:]))
-	re.WriteString("/*$")
-	rx, err := regexp.Compile(re.String())
-	if err != nil {
-		return true
-	}
-	for _, e := range ps.entries {
-		for _, r := range representatives(e) {
-			if rx.MatchString(r) || (r == Home && rx.MatchString("/home/u")) {
+	for _, reps := range ps.reps {
+		for _, r := range reps {
+			if pat.matches(r) || (r == Home && pat.matches("/home/u")) {
 				return true
 			}
 		}
@@ -208,15 +190,15 @@ func (ps protectedSet) mayBeProtected(w string) bool {
 	return false
 }
 
-// globRegexp is a literal part of a word as a regular expression, its
-// glob characters kept as globs: "/*" is any entry of a directory.
-func globRegexp(lit string) string {
-	q := quotedBracket.ReplaceAllLiteralString(regexp.QuoteMeta(lit), `[^/]`)
-	return quotedGlobRes.Replace(q)
+// climbs reports whether a path has a ".." segment.
+func climbs(w string) bool {
+	for seg := range strings.SplitSeq(w, "/") {
+		if seg == ".." {
+			return true
+		}
+	}
+	return false
 }
-
-// quotedBracket is a glob's bracket expression after regexp.QuoteMeta.
-var quotedBracket = regexp.MustCompile(`\\\[.*?\\\]`)
 
 // blockDevice matches the paths of block devices: disks, partitions,
 // volumes.

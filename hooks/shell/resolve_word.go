@@ -59,28 +59,84 @@ func (wi *wordInfo) note(c string) {
 // expandWord resolves a word to the fields the shell would make of it.
 // Substitutions inside it are walked as commands that run.
 func (w *walker) expandWord(word *syntax.Word, c ctx, wi *wordInfo) []string {
+	return w.appendFields(nil, word, c, wi)
+}
+
+// appendFields appends to dst the fields the shell would make of a word.
+func (w *walker) appendFields(dst []string, word *syntax.Word, c ctx, wi *wordInfo) []string {
 	if word == nil {
-		return nil
+		return dst
+	}
+	if s, quoted, ok := w.literalWord(word); ok {
+		if s == "" && !quoted {
+			return dst
+		}
+		return w.appendField(dst, s)
 	}
 	if w.dialect == syntax.LangBash {
 		syntax.SplitBraces(word)
 	}
-	alts := w.parts(word.Parts, false, true, c, wi)
-	var out []string
-	for _, a := range alts {
+	for _, a := range w.parts(word.Parts, false, true, c, wi) {
 		for _, f := range a {
-			if f.s == "" && !f.q {
-				continue
+			if f.s != "" || f.q {
+				dst = w.appendField(dst, f.s)
 			}
-			if w.words >= maxWordsPerParse {
-				w.overflow("more than 32768 words after expansion")
-				return out
-			}
-			w.words++
-			out = append(out, f.s)
 		}
 	}
-	return out
+	return dst
+}
+
+func (w *walker) appendField(dst []string, s string) []string {
+	if w.words >= maxWordsPerParse {
+		w.overflow("more than 32768 words after expansion")
+		return dst
+	}
+	w.words++
+	return append(dst, s)
+}
+
+// literalWord resolves a word made only of literal text and quotes, with
+// no brace expansion in it, as parts would, without building
+// alternatives: most words an agent writes are such. ok is false for
+// any other word.
+func (w *walker) literalWord(word *syntax.Word) (s string, quoted, ok bool) {
+	if len(word.Parts) == 1 {
+		if l, isLit := word.Parts[0].(*syntax.Lit); isLit {
+			if w.dialect == syntax.LangBash && strings.IndexByte(l.Value, '{') >= 0 {
+				return "", false, false
+			}
+			return unescapeLit(l.Value, false), false, true
+		}
+	}
+	var b strings.Builder
+	for _, p := range word.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			if w.dialect == syntax.LangBash && strings.IndexByte(p.Value, '{') >= 0 {
+				return "", false, false
+			}
+			b.WriteString(unescapeLit(p.Value, false))
+		case *syntax.SglQuoted:
+			quoted = true
+			if p.Dollar {
+				b.WriteString(ansiC(p.Value))
+			} else {
+				b.WriteString(p.Value)
+			}
+		case *syntax.DblQuoted:
+			quoted = true
+			for _, q := range p.Parts {
+				l, isLit := q.(*syntax.Lit)
+				if !isLit {
+					return "", false, false
+				}
+				b.WriteString(unescapeLit(l.Value, true))
+			}
+		default:
+			return "", false, false
+		}
+	}
+	return b.String(), quoted, true
 }
 
 // expandString resolves a word that is not split into fields nor brace
