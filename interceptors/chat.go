@@ -215,13 +215,7 @@ type chatExchange struct {
 func (x *chatExchange) Body() []byte  { return x.body }
 func (x *chatExchange) Reply() *Reply { return x.reply }
 
-// holds reports whether streamed tool calls must be held for judgement,
-// and whether a stream's end must be handled (pre_response, stop).
-func (x *chatExchange) watchesResponse() bool {
-	c := x.chat
-	// post_tool_use needs to know when each call reached the agent.
-	return x.hooked && (c.has(hooks.PreToolUse) || c.has(hooks.PostToolUse) || c.has(hooks.PreResponse) || c.has(hooks.Stop) || c.has(hooks.SubagentStop))
-}
+func (x *chatExchange) watchesResponse() bool { return x.chat.watchesResponse(x.hooked) }
 
 func (x *chatExchange) RelayStream(ctx context.Context, upstream io.Reader, client Sink) error {
 	if !x.watchesResponse() {

@@ -103,13 +103,7 @@ type messagesExchange struct {
 func (x *messagesExchange) Body() []byte  { return x.body }
 func (x *messagesExchange) Reply() *Reply { return x.reply }
 
-// watchesResponse reports whether the response must be read event by
-// event: tool calls held for judgement, or its end handled (pre_response,
-// stop).
-func (x *messagesExchange) watchesResponse() bool {
-	c := x.m.loop
-	return x.hooked && (c.has(hooks.PreToolUse) || c.has(hooks.PreResponse) || c.has(hooks.Stop) || c.has(hooks.SubagentStop))
-}
+func (x *messagesExchange) watchesResponse() bool { return x.m.loop.watchesResponse(x.hooked) }
 
 func (x *messagesExchange) RelayStream(ctx context.Context, upstream io.Reader, client Sink) error {
 	if !x.watchesResponse() {

@@ -35,6 +35,9 @@ func (x *messagesExchange) finishPlain(ctx context.Context, body []byte) ([]byte
 	for i, tu := range uses {
 		v := verdicts[i]
 		x.countToolCall(tu.Name, v.Decision)
+		if v.Decision != hooks.Block {
+			x.m.loop.clock.issued(x.id.session, tu.ID)
+		}
 		switch v.Decision {
 		case hooks.Block:
 			added.note(blockNote(x.m.loop.opts.BlockTemplate, tu.Name, v.HookID, v.Reason))

@@ -398,6 +398,7 @@ func (s *messagesStream) emit(ctx context.Context, f *msgFrame) error {
 				s.added.note(blockNote(s.x.m.loop.opts.BlockTemplate, b.name, b.v.HookID, b.v.Reason))
 				return nil
 			}
+			s.x.m.loop.clock.issued(s.x.id.session, b.id)
 		}
 		// Another block follows the held text block: that one was not the
 		// last, and its stop goes out as it came.

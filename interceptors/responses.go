@@ -123,13 +123,7 @@ type responsesExchange struct {
 func (x *responsesExchange) Body() []byte  { return x.body }
 func (x *responsesExchange) Reply() *Reply { return x.reply }
 
-// watchesResponse reports whether the response must be read event by
-// event: tool calls held for judgement, or its end handled (pre_response,
-// stop).
-func (x *responsesExchange) watchesResponse() bool {
-	c := x.r.loop
-	return x.hooked && (c.has(hooks.PreToolUse) || c.has(hooks.PreResponse) || c.has(hooks.Stop) || c.has(hooks.SubagentStop))
-}
+func (x *responsesExchange) watchesResponse() bool { return x.r.loop.watchesResponse(x.hooked) }
 
 func (x *responsesExchange) RelayStream(ctx context.Context, upstream io.Reader, client Sink) error {
 	switch {
