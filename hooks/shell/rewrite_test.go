@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -206,7 +207,9 @@ func rwJoinIFS(ws []rwWord) string {
 }
 
 // execWrappers run their arguments as a program.
-var execWrappers = []string{"sudo", "env", "nice -n 5", "timeout 10", "nohup", "env FOO=1"}
+// docker and kubectl exec run it in a container: the argv test runs them as
+// pass-throughs.
+var execWrappers = []string{"sudo", "env", "nice -n 5", "timeout 10", "nohup", "env FOO=1", "docker exec -u root app", "kubectl exec -n prod app --"}
 
 // builtinWrappers are shell builtins or keywords: they wrap a command only
 // where the shell reads a command name.
@@ -288,6 +291,13 @@ func argvBash(t *testing.T) (run func(line string) []string) {
 	passthrough := "#!/bin/sh\nexec \"$@\"\n"
 	if err := os.WriteFile(filepath.Join(dir, "sudo"), []byte(passthrough), 0o755); err != nil {
 		t.Fatal(err)
+	}
+	// docker exec -u root app CMD... and kubectl exec -n prod app -- CMD...
+	for name, skip := range map[string]int{"docker": 4, "kubectl": 5} {
+		stub := "#!/bin/sh\nshift " + strconv.Itoa(skip) + "\nexec \"$@\"\n"
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(stub), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	home := t.TempDir()
 	return func(line string) []string {

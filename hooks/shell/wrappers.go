@@ -76,6 +76,9 @@ func (w *walker) emit(argv []string, c ctx) {
 		w.emit(inner, c.through(name))
 		return
 	}
+	if w.remoteRunner(name, argv, c) {
+		return
+	}
 	switch {
 	case shells[name]:
 		w.shell(name, argv, c)
