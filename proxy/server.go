@@ -23,8 +23,10 @@ const UpstreamHeader = "X-Hookgate-Upstream"
 // Options are what the wiring hands to New and Reload besides the
 // configuration.
 type Options struct {
-	// Interceptors maps a route (e.g. /v1/chat/completions) to the
-	// interceptor that reads it. Routes without one are passed through.
+	// Interceptors maps a registered format's name (providers.Format) to
+	// the interceptor that reads it. The routes of formats without one
+	// are passed through while no hook is configured, and refused once
+	// one is.
 	Interceptors map[string]interceptors.Interceptor
 	// HooksActive refuses the generation routes hookgate cannot read yet,
 	// so that no request escapes a policy.

@@ -11,6 +11,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/hookgate/hookgate/config"
+	"github.com/hookgate/hookgate/providers"
 )
 
 // upstream is one configured LLM API and the pooled client that reaches it.
@@ -18,9 +19,10 @@ type upstream struct {
 	name     string
 	provider string
 	scheme   string
-	host     string // Host header value
-	basePath string // base_url's path, without a trailing slash
-	apiKey   string // swapped in for the client's credential when set (a tenant may override it)
+	host     string         // Host header value
+	basePath string         // base_url's path, without a trailing slash
+	apiKey   string         // swapped in for the client's credential when set (a tenant may override it)
+	auth     providers.Auth // how the provider carries apiKey
 	client   *fasthttp.HostClient
 }
 
@@ -80,8 +82,21 @@ func newUpstream(u config.Upstream, t config.Timeouts) (*upstream, error) {
 		host:     pu.Host,
 		basePath: strings.TrimSuffix(pu.Path, "/"),
 		apiKey:   u.APIKey,
+		auth:     providerAuth(u.Provider),
 		client:   hc,
 	}, nil
+}
+
+// bearerAuth carries a credential of a provider no format registers (an
+// upstream built in code; configuration files name registered ones only).
+var bearerAuth = providers.Auth{Header: "Authorization", Prefix: "Bearer "}
+
+// providerAuth is how provider's upstreams take a credential.
+func providerAuth(provider string) providers.Auth {
+	if f := providers.ProviderFormat(provider); f != nil {
+		return f.Auth
+	}
+	return bearerAuth
 }
 
 // prepare turns the client's request into the upstream request: the same
@@ -111,12 +126,7 @@ func (u *upstream) prepare(out *fasthttp.Request, in *fasthttp.Request, path str
 		// so does a ?key= in the query: none may travel upstream beside
 		// the swapped key.
 		stripClientCredentials(&out.Header, uri)
-		switch u.provider {
-		case "anthropic":
-			out.Header.Set("x-api-key", apiKey)
-		default:
-			out.Header.Set("Authorization", "Bearer "+apiKey)
-		}
+		out.Header.Set(u.auth.Header, u.auth.Value(apiKey))
 	}
 	if identity {
 		// hookgate reads this response, so it asks for it uncompressed.
