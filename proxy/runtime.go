@@ -6,7 +6,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/hookgate/hookgate/config"
 	"github.com/hookgate/hookgate/interceptors"
 	"github.com/hookgate/hookgate/internal/admission"
 	"github.com/hookgate/hookgate/providers"
@@ -18,7 +17,7 @@ import (
 // until its response, stream included, has ended; a retired runtime is
 // released once the last such request has left.
 type runtime struct {
-	cfg          *config.Config
+	cfg          *Config
 	upstreams    []*upstream
 	byName       map[string]*upstream
 	router       router
@@ -34,7 +33,7 @@ type runtime struct {
 	once     sync.Once
 }
 
-func newRuntime(cfg *config.Config, opts Options) (*runtime, error) {
+func newRuntime(cfg *Config, opts Options) (*runtime, error) {
 	rt := &runtime{
 		cfg:          cfg,
 		byName:       map[string]*upstream{},

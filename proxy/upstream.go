@@ -10,7 +10,6 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/hookgate/hookgate/config"
 	"github.com/hookgate/hookgate/providers"
 )
 
@@ -36,7 +35,7 @@ const (
 // far; fasthttp's 4 KiB default is too small for some gateways' headers.
 const upstreamReadBuffer = 16 << 10
 
-func newUpstream(u config.Upstream, t config.Timeouts) (*upstream, error) {
+func newUpstream(u Upstream, t Timeouts) (*upstream, error) {
 	pu, err := url.Parse(u.BaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("upstream %s: %w", u.Name, err)
@@ -49,7 +48,7 @@ func newUpstream(u config.Upstream, t config.Timeouts) (*upstream, error) {
 		}
 		addr = net.JoinHostPort(pu.Hostname(), port)
 	}
-	connect, firstByte, idle := t.Connect.D(), t.FirstByte.D(), t.Idle.D()
+	connect, firstByte, idle := t.Connect, t.FirstByte, t.Idle
 	hc := &fasthttp.HostClient{
 		Addr:                          addr,
 		IsTLS:                         pu.Scheme == "https",
