@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/hookgate/hookgate/providers"
 )
 
 // validate checks what the structure alone cannot: required values, known
@@ -31,8 +33,8 @@ func validate(c *Config, root *yaml.Node, ps *problems, lookup func(string) (str
 			ps.add(lineOf(root, "upstreams", i, "name"), path+".name", "duplicate upstream name %q", u.Name)
 		}
 		names[u.Name] = true
-		if u.Provider != "openai" && u.Provider != "anthropic" {
-			ps.add(lineOf(root, "upstreams", i, "provider"), path+".provider", "unknown provider %q (want openai or anthropic)", u.Provider)
+		if !providers.KnownProvider(u.Provider) {
+			ps.add(lineOf(root, "upstreams", i, "provider"), path+".provider", "unknown provider %q (want %s)", u.Provider, strings.Join(providers.Providers(), " or "))
 		}
 		if pu, err := url.Parse(u.BaseURL); u.BaseURL == "" || err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
 			ps.add(lineOf(root, "upstreams", i, "base_url"), path+".base_url", "want an absolute http(s) URL, got %q", u.BaseURL)

@@ -14,8 +14,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttpadaptor"
-
-	"github.com/hookgate/hookgate/config"
 )
 
 // Admin is the operator-facing listener. /metrics and /healthz need no
@@ -50,7 +48,7 @@ type AdminOptions struct {
 	// Timeouts are the client timeouts of the admin connections
 	// (timeouts.client_*: it takes Slack and Feishu callbacks from the
 	// internet). Zero durations are off.
-	Timeouts config.Timeouts
+	Timeouts Timeouts
 	// Metrics counts the admin connections and their timeouts. Nil
 	// counts nothing.
 	Metrics *Metrics

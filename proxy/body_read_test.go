@@ -15,8 +15,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/tidwall/gjson"
-
-	"github.com/hookgate/hookgate/config"
 )
 
 // Connections that announce a body just under limits.max_request_bytes and
@@ -26,7 +24,7 @@ import (
 // 8 KiB or in hookgate's own buffer.
 func TestAnnouncedBodyIsNotPreallocated(t *testing.T) {
 	const conns, announced = 16, 33554416
-	st := serveClients(t, okUpstream, func(c *config.Config) {
+	st := serveClients(t, okUpstream, func(c *Config) {
 		c.Limits.MaxRequestBytes = 32 << 20
 		c.Limits.MaxInflightRequestBytes = 1 << 30
 	}, Options{})
@@ -91,7 +89,7 @@ func TestBodiesArriveWhole(t *testing.T) {
 		_, _ = io.WriteString(w, `{}`)
 	})
 	const limit = 3 << 20
-	st := serveClients(t, upstream, func(c *config.Config) { c.Limits.MaxRequestBytes = limit }, Options{})
+	st := serveClients(t, upstream, func(c *Config) { c.Limits.MaxRequestBytes = limit }, Options{})
 	for _, size := range []int{1, 4 << 10, 4<<10 + 1, 100 << 10, limit} {
 		for _, chunked := range []bool{false, true} {
 			body := bytes.Repeat([]byte("0123456789abcdef"), size/16+1)[:size]
@@ -154,7 +152,7 @@ func sendBody(t *testing.T, addr string, body []byte, chunked bool) *http.Respon
 // held are given back, requests are served again.
 func TestInflightRequestBytesCap(t *testing.T) {
 	const budget = 64 << 10
-	st := serveClients(t, okUpstream, func(c *config.Config) { c.Limits.MaxInflightRequestBytes = budget }, Options{})
+	st := serveClients(t, okUpstream, func(c *Config) { c.Limits.MaxInflightRequestBytes = budget }, Options{})
 	holder, err := net.Dial("tcp", st.addr)
 	if err != nil {
 		t.Fatal(err)
@@ -182,7 +180,7 @@ func TestInflightRequestBytesCap(t *testing.T) {
 
 // The in-flight refusal is in the route's error shape.
 func TestInflightRefusalShape(t *testing.T) {
-	st := serveClients(t, okUpstream, func(c *config.Config) { c.Limits.MaxInflightRequestBytes = 1 << 10 }, Options{})
+	st := serveClients(t, okUpstream, func(c *Config) { c.Limits.MaxInflightRequestBytes = 1 << 10 }, Options{})
 	c, err := net.Dial("tcp", st.addr)
 	if err != nil {
 		t.Fatal(err)

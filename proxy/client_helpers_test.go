@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/hookgate/hookgate/config"
 )
 
 // Timing of the client-connection tests. The bounds under test are short;
@@ -37,16 +35,16 @@ type clientStack struct {
 
 // serveClients starts a proxy in front of upstream (an http.Handler run
 // by httptest), with the configuration adjusted by adjust.
-func serveClients(t *testing.T, upstream http.Handler, adjust func(*config.Config), opts Options) *clientStack {
+func serveClients(t *testing.T, upstream http.Handler, adjust func(*Config), opts Options) *clientStack {
 	t.Helper()
 	up := httptest.NewUnstartedServer(upstream)
 	up.Config.ErrorLog = nil
 	up.Start()
 	t.Cleanup(up.Close)
-	cfg := &config.Config{
-		Upstreams: []config.Upstream{{Name: "u", Provider: "openai", BaseURL: up.URL}},
-		Limits:    config.Limits{MaxRequestBytes: 1 << 20},
-		Timeouts:  config.Timeouts{Connect: config.Duration(5 * time.Second)},
+	cfg := &Config{
+		Upstreams: []Upstream{{Name: "u", Provider: "openai", BaseURL: up.URL}},
+		Limits:    Limits{MaxRequestBytes: 1 << 20},
+		Timeouts:  Timeouts{Connect: 5 * time.Second},
 	}
 	if adjust != nil {
 		adjust(cfg)

@@ -5,8 +5,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/valyala/fasthttp"
-
-	"github.com/hookgate/hookgate/config"
 )
 
 // clientTimeouts bound a client's pace on one listener (timeouts.client_*).
@@ -37,12 +35,12 @@ type clientTimeouts struct {
 	timedOut *[timeoutKinds]prometheus.Counter // nil counts nothing
 }
 
-func newClientTimeouts(t config.Timeouts, m *Metrics, listener string) *clientTimeouts {
+func newClientTimeouts(t Timeouts, m *Metrics, listener string) *clientTimeouts {
 	return &clientTimeouts{
-		header:       time.Duration(t.ClientHeader),
-		bodyProgress: time.Duration(t.ClientBodyProgress),
-		idle:         time.Duration(t.ClientIdle),
-		writeStall:   time.Duration(t.ClientWriteStall),
+		header:       t.ClientHeader,
+		bodyProgress: t.ClientBodyProgress,
+		idle:         t.ClientIdle,
+		writeStall:   t.ClientWriteStall,
 		timedOut:     m.timeoutCounters(listener),
 	}
 }

@@ -16,18 +16,17 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/tidwall/gjson"
 
-	"github.com/hookgate/hookgate/config"
 	"github.com/hookgate/hookgate/internal/admission"
 )
 
 // shortClientTimeouts sets every client timeout to its own short bound, so
 // that a test can tell which one closed a connection.
-func shortClientTimeouts(header, body, idle, stall time.Duration) func(*config.Config) {
-	return func(c *config.Config) {
-		c.Timeouts.ClientHeader = config.Duration(header)
-		c.Timeouts.ClientBodyProgress = config.Duration(body)
-		c.Timeouts.ClientIdle = config.Duration(idle)
-		c.Timeouts.ClientWriteStall = config.Duration(stall)
+func shortClientTimeouts(header, body, idle, stall time.Duration) func(*Config) {
+	return func(c *Config) {
+		c.Timeouts.ClientHeader = header
+		c.Timeouts.ClientBodyProgress = body
+		c.Timeouts.ClientIdle = idle
+		c.Timeouts.ClientWriteStall = stall
 	}
 }
 
@@ -328,9 +327,9 @@ func TestSlowUpstreamFirstByteStillAnswered(t *testing.T) {
 func TestAdminHeaderTimeout(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	m := NewMetrics(reg)
-	a := NewAdmin(AdminOptions{Gatherer: reg, Metrics: m, Timeouts: config.Timeouts{
-		ClientHeader: config.Duration(shortTimeout), ClientBodyProgress: config.Duration(10 * time.Second),
-		ClientIdle: config.Duration(10 * time.Second), ClientWriteStall: config.Duration(10 * time.Second),
+	a := NewAdmin(AdminOptions{Gatherer: reg, Metrics: m, Timeouts: Timeouts{
+		ClientHeader: shortTimeout, ClientBodyProgress: 10 * time.Second,
+		ClientIdle: 10 * time.Second, ClientWriteStall: 10 * time.Second,
 	}})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
-
-	"github.com/hookgate/hookgate/config"
 )
 
 // dialFrom connects to addr from the loopback address local.
@@ -50,7 +48,7 @@ func served(t *testing.T, c net.Conn) bool {
 // without an answer, and counted; once a connection closes, a new one is
 // served again.
 func TestMaxConnections(t *testing.T) {
-	st := serveClients(t, okUpstream, func(c *config.Config) { c.Limits.MaxConnections = 2 }, Options{})
+	st := serveClients(t, okUpstream, func(c *Config) { c.Limits.MaxConnections = 2 }, Options{})
 	c1, c2 := dialFrom(t, "127.0.0.1", st.addr), dialFrom(t, "127.0.0.1", st.addr)
 	if !served(t, c1) || !served(t, c2) {
 		t.Fatal("connections within the cap were not served")
@@ -79,7 +77,7 @@ func TestMaxConnections(t *testing.T) {
 // Over limits.max_connections_per_client one client address gets no more
 // connections, while another address is served.
 func TestMaxConnectionsPerClient(t *testing.T) {
-	st := serveClients(t, okUpstream, func(c *config.Config) { c.Limits.MaxConnectionsPerClient = 1 }, Options{})
+	st := serveClients(t, okUpstream, func(c *Config) { c.Limits.MaxConnectionsPerClient = 1 }, Options{})
 	first := dialFrom(t, "127.0.0.1", st.addr)
 	if !served(t, first) {
 		t.Fatal("the first connection was not served")

@@ -83,7 +83,7 @@ func (s *Server) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ex 
 		return true
 	}
 
-	full, err := readCapped(decoded, int64(x.rt.cfg.Limits.MaxResponseBytes))
+	full, err := readCapped(decoded, x.rt.cfg.Limits.MaxResponseBytes)
 	closeStream(resp, err)
 	fasthttp.ReleaseResponse(resp)
 	if err != nil {

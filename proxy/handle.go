@@ -8,20 +8,27 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/hookgate/hookgate/interceptors"
+	"github.com/hookgate/hookgate/providers"
 )
 
 // exchange is one request on its way through the proxy.
 type exchange struct {
-	rt     *runtime
-	up     *upstream
-	path   string // the route (routePath): names the interceptor and the metrics label
-	upPath string // the path sent upstream (routeDecision.upPath)
-	sent   bool   // the request went to the upstream (it may not have answered)
-	apiKey string // the credential sent upstream ("" passes the client's)
-	who    principal
-	start  time.Time
-	before time.Duration   // hookgate's own time before the upstream call
-	ctx    context.Context // lives as long as the handler (not the stream writer)
+	rt    *runtime
+	up    *upstream
+	path  string // the route (routePath), as interceptors and logs see it
+	query string // the raw query, when some format's route reads it
+	// format is the registered format the path names, read by this
+	// runtime or not: it bounds the metrics label and picks the provider.
+	// read is the same format when this runtime reads it: its error
+	// shape answers the request.
+	format, read *providers.Format
+	upPath       string // the path sent upstream (routeDecision.upPath)
+	sent         bool   // the request went to the upstream (it may not have answered)
+	apiKey       string // the credential sent upstream ("" passes the client's)
+	who          principal
+	start        time.Time
+	before       time.Duration   // hookgate's own time before the upstream call
+	ctx          context.Context // lives as long as the handler (not the stream writer)
 }
 
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
@@ -48,12 +55,19 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		}
 	}()
 	x := &exchange{rt: rt, path: routePath(ctx.Path()), start: time.Now(), ctx: reqCtx}
+	if providers.Registered().ReadsQuery() {
+		x.query = rawQuery(ctx.Request.Header.RequestURI())
+	}
+	x.format = providers.Registered().MatchLower(x.path, x.query)
+	if x.format != nil {
+		x.read = rt.served(x.path, x.query)
+	}
 	defer func() {
 		name := noUpstream
 		if x.sent {
 			name = x.up.name
 		}
-		s.metrics.request(name, x.path, ctx.Response.StatusCode())
+		s.metrics.request(name, x.routeLabel(), ctx.Response.StatusCode())
 	}()
 	body, ok := s.receiveBody(ctx, x)
 	if !ok {
@@ -75,7 +89,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		stripCredentials(&ctx.Request.Header)
 		x.who = who
 	}
-	up, err := rt.pickUpstream(ctx, x.path, x.who)
+	up, err := rt.pickUpstream(ctx, x.format, x.who)
 	if err != nil {
 		writeError(ctx, fasthttp.StatusBadRequest, "invalid_request_error", "unknown_upstream", err.Error())
 		return
@@ -111,7 +125,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		if x.who.tenant != nil {
 			req.Tenant = x.who.tenant.ID
 		}
-		ex, err = rt.interceptors[x.path].Begin(reqCtx, req)
+		ex, err = rt.interceptors[d.format.Name].Begin(reqCtx, req)
 		if err != nil {
 			s.writeInterceptError(ctx, x, err)
 			return
@@ -130,8 +144,10 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 
 // pickUpstream chooses the upstream for a request: the tenant's, else the
 // one named in X-Hookgate-Upstream, else the first of the provider the
-// route speaks.
-func (rt *runtime) pickUpstream(ctx *fasthttp.RequestCtx, path string, who principal) (*upstream, error) {
+// request speaks: the provider whose client headers it carries
+// (anthropic-version), else its format's (format may be nil), else the
+// default provider.
+func (rt *runtime) pickUpstream(ctx *fasthttp.RequestCtx, format *providers.Format, who principal) (*upstream, error) {
 	if who.tenant != nil && who.tenant.Upstream != "" {
 		return rt.byName[who.tenant.Upstream], nil
 	}
@@ -142,9 +158,12 @@ func (rt *runtime) pickUpstream(ctx *fasthttp.RequestCtx, path string, who princ
 		}
 		return u, nil
 	}
-	want := "openai"
-	if path == "/v1/messages" || len(ctx.Request.Header.Peek("anthropic-version")) > 0 {
-		want = "anthropic"
+	want := providers.DefaultProvider
+	if format != nil {
+		want = format.Provider
+	}
+	if f := clientHeadersFormat(&ctx.Request.Header); f != nil {
+		want = f.Provider
 	}
 	for _, u := range rt.upstreams {
 		if u.provider == want {
@@ -152,4 +171,17 @@ func (rt *runtime) pickUpstream(ctx *fasthttp.RequestCtx, path string, who princ
 		}
 	}
 	return rt.upstreams[0], nil
+}
+
+// clientHeadersFormat is the registered format whose client headers the
+// request carries, or nil.
+func clientHeadersFormat(h *fasthttp.RequestHeader) *providers.Format {
+	for _, f := range providers.Formats() {
+		for _, name := range f.ClientHeaders {
+			if len(h.Peek(name)) > 0 {
+				return f
+			}
+		}
+	}
+	return nil
 }

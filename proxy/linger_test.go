@@ -10,16 +10,14 @@ import (
 	"net/http"
 	"testing"
 	"time"
-
-	"github.com/hookgate/hookgate/config"
 )
 
 // serveTest runs a proxy with a 1 KiB request limit on loopback.
 func serveTest(t *testing.T) (*Server, string) {
 	t.Helper()
-	cfg := &config.Config{
-		Upstreams: []config.Upstream{{Name: "u", Provider: "openai", BaseURL: "http://127.0.0.1:1"}},
-		Limits:    config.Limits{MaxRequestBytes: 1 << 10},
+	cfg := &Config{
+		Upstreams: []Upstream{{Name: "u", Provider: "openai", BaseURL: "http://127.0.0.1:1"}},
+		Limits:    Limits{MaxRequestBytes: 1 << 10},
 	}
 	s, err := New(cfg, Options{})
 	if err != nil {

@@ -36,12 +36,25 @@ const admissionInUseHelp = "Slots of an admission limit held now (limit: streams
 // noUpstream is the upstream label of a request no upstream saw.
 const noUpstream = "none"
 
-// knownRoutes bound the route label.
+// knownRoutes bound the route label beside the registered formats' own
+// labels (Format.MetricLabel): the routes without a format that agents
+// call.
 var knownRoutes = map[string]bool{
-	"/v1/chat/completions": true, "/v1/completions": true, "/v1/responses": true,
-	"/v1/messages": true, "/v1/embeddings": true, "/v1/models": true,
+	"/v1/completions": true, "/v1/embeddings": true, "/v1/models": true,
 	"/v1/files": true, "/v1/batches": true, "/v1/moderations": true,
 	"/v1/messages/count_tokens": true, "/v1/audio/transcriptions": true, "/v1/audio/translations": true,
+}
+
+// routeLabel is the route label of a request: its format's label, else
+// its path when it is a known route, else "other".
+func (x *exchange) routeLabel() string {
+	if x.format != nil {
+		return x.format.MetricLabel
+	}
+	if knownRoutes[x.path] {
+		return x.path
+	}
+	return "other"
 }
 
 // NewMetrics registers the proxy's series on reg.
@@ -120,9 +133,6 @@ func (m *Metrics) ObserveAdmission(limits ...*admission.Limit) {
 func (m *Metrics) request(upstream, route string, code int) {
 	if m == nil {
 		return
-	}
-	if !knownRoutes[route] {
-		route = "other"
 	}
 	m.requests.WithLabelValues(upstream, route, strconv.Itoa(code)).Inc()
 }

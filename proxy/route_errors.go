@@ -2,22 +2,19 @@ package proxy
 
 import (
 	"github.com/valyala/fasthttp"
-
-	"github.com/hookgate/hookgate/interceptors"
 )
 
 // writeRouteError answers with an error in the shape the route speaks: the
-// body its interceptor renders (interceptors.ErrorRenderer: Anthropic's on
+// error shape of the format the route is read as (Anthropic's on
 // /v1/messages), else the OpenAI shape. Clients parse errors by their own
 // API's shape, so an Anthropic SDK must not get an OpenAI body.
 func writeRouteError(ctx *fasthttp.RequestCtx, x *exchange, status int, typ, code, message string) {
-	r, ok := x.rt.interceptors[x.path].(interceptors.ErrorRenderer)
-	if !ok {
+	if x.read == nil {
 		writeError(ctx, status, typ, code, message)
 		return
 	}
 	ctx.Response.Reset()
 	ctx.SetStatusCode(status)
 	ctx.SetContentType("application/json")
-	ctx.SetBody(r.RenderError(status, typ, code, message))
+	ctx.SetBody(x.read.Error(status, typ, code, message))
 }

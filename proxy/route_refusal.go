@@ -32,11 +32,11 @@ func (s *Server) refuseRoute(ctx *fasthttp.RequestCtx, d routeDecision) {
 
 	status := d.status()
 	code, message := refusalText(d, method, fmt.Sprintf("%q", shown))
-	if anthropicShaped(path, &ctx.Request.Header) {
+	if f := refusalShape(path, &ctx.Request.Header); f != nil {
 		ctx.Response.Reset()
 		ctx.SetStatusCode(status)
 		ctx.SetContentType("application/json")
-		ctx.SetBody(providers.MessagesErrorBody(providers.MessagesErrorType(status), code+": "+message))
+		ctx.SetBody(f.Error(status, "invalid_request_error", code, message))
 	} else {
 		writeError(ctx, status, "invalid_request_error", code, message)
 	}
@@ -63,16 +63,17 @@ func refusalText(d routeDecision, method, path string) (code, message string) {
 	return "route_not_guarded", fmt.Sprintf("hookgate forwards only the routes it reads and a fixed list of routes without model output while hooks are configured, and %s is neither%s", path, listHint)
 }
 
-// anthropicShaped reports whether a refused request is answered in
-// Anthropic's error shape: a path under /v1/messages or /v1/complete in
-// any case, or a request carrying anthropic-version (every Anthropic SDK
-// sends it).
-func anthropicShaped(path string, h *fasthttp.RequestHeader) bool {
+// refusalShape is the registered format whose error shape a refused
+// request is answered in: the first whose refusal scope holds the path in
+// any case (/v1/messages and /v1/complete for Anthropic's), else the first
+// whose client headers the request carries (anthropic-version, which every
+// Anthropic SDK sends); nil for the OpenAI shape.
+func refusalShape(path string, h *fasthttp.RequestHeader) *providers.Format {
 	lp := strings.ToLower(path)
-	for _, p := range []string{"/v1/messages", "/v1/complete"} {
-		if lp == p || strings.HasPrefix(lp, p+"/") {
-			return true
+	for _, f := range providers.Formats() {
+		if f.InRefusalScope(lp) {
+			return f
 		}
 	}
-	return len(h.Peek("anthropic-version")) > 0
+	return clientHeadersFormat(h)
 }

@@ -1,9 +1,12 @@
 package proxy
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/hookgate/hookgate/providers"
 )
 
 // routeKind says what the proxy does with a request.
@@ -60,6 +63,8 @@ type routeDecision struct {
 	// 405, empty for a 403.
 	reason refusalReason
 	allow  string
+	// format is the format a read route is read as.
+	format *providers.Format
 }
 
 // status is the HTTP status of a refusal.
@@ -72,8 +77,9 @@ func (d routeDecision) status() int {
 
 // router decides what happens to each request, from the configuration.
 type router struct {
-	// intercepted are the routes an interceptor reads (POST only).
-	intercepted map[string]bool
+	// formats are the registered formats an interceptor reads (POST
+	// only), by their routes.
+	formats *providers.FormatTable
 	// passthrough are the operator's passthrough_routes, each forwarded
 	// unread with everything under it.
 	passthrough []string
@@ -103,9 +109,15 @@ var methodOverrideHeaders = []string{"X-HTTP-Method-Override", "X-HTTP-Method", 
 // an upstream could read such a path as another route.
 func (r *router) decide(method string, normalised []byte, h *fasthttp.RequestHeader) routeDecision {
 	path := string(normalised)
+	query := ""
+	if r.formats.ReadsQuery() {
+		query = rawQuery(h.RequestURI())
+	}
 	if !r.hooksActive {
-		if strings.ToUpper(method) == fasthttp.MethodPost && r.intercepted[routePath(normalised)] {
-			return routeDecision{kind: routeIntercepted, upPath: path}
+		if strings.ToUpper(method) == fasthttp.MethodPost {
+			if f := r.formats.MatchLower(routePath(normalised), query); f != nil {
+				return routeDecision{kind: routeIntercepted, upPath: path, format: f}
+			}
 		}
 		return routeDecision{kind: routePassthrough, upPath: path}
 	}
@@ -118,13 +130,14 @@ func (r *router) decide(method string, normalised []byte, h *fasthttp.RequestHea
 		return routeDecision{kind: routeRefused, reason: refusedOddPath}
 	}
 	canon := trimTrailingSlash(path)
-	if r.intercepted[canon] && method == fasthttp.MethodPost {
-		return routeDecision{kind: routeIntercepted, upPath: canon}
+	read := r.formats.Match(canon, query)
+	if read != nil && method == fasthttp.MethodPost {
+		return routeDecision{kind: routeIntercepted, upPath: canon, format: read}
 	}
 	if r.underPassthrough(canon) {
 		return routeDecision{kind: routePassthrough, upPath: path}
 	}
-	if r.intercepted[canon] {
+	if read != nil {
 		return routeDecision{kind: routeRefused, reason: refusedMethod, allow: fasthttp.MethodPost}
 	}
 	if l, ok := matchListed(canon); ok {
@@ -133,7 +146,20 @@ func (r *router) decide(method string, normalised []byte, h *fasthttp.RequestHea
 		}
 		return routeDecision{kind: routeRefused, reason: refusedMethod, allow: l.allow()}
 	}
-	return routeDecision{kind: routeRefused, reason: r.whyNotListed(canon)}
+	return routeDecision{kind: routeRefused, reason: r.whyNotListed(canon, query)}
+}
+
+// rawQuery is the query of a raw request target: what follows the first
+// '?', up to a '#', as fasthttp's URI reads it (the query sent upstream).
+func rawQuery(requestURI []byte) string {
+	if i := bytes.IndexByte(requestURI, '#'); i >= 0 {
+		requestURI = requestURI[:i]
+	}
+	i := bytes.IndexByte(requestURI, '?')
+	if i < 0 {
+		return ""
+	}
+	return string(requestURI[i+1:])
 }
 
 // underPassthrough reports whether path is, or is under, one of the
@@ -152,18 +178,18 @@ func (r *router) underPassthrough(path string) bool {
 // whyNotListed names the reason of a refused path for the operator. The
 // decision is already made (nothing unlisted goes upstream); this only
 // tells a stored-object read or an unread format from any other path.
-func (r *router) whyNotListed(canon string) refusalReason {
+func (r *router) whyNotListed(canon, query string) refusalReason {
 	lp := strings.ToLower(canon)
 	if variant := strings.TrimRight(lp, "."); variant != canon {
 		// A read or listed route in another case or with trailing dots.
-		if r.intercepted[variant] {
+		if r.formats.MatchLower(variant, query) != nil {
 			return refusedOddPath
 		}
 		if _, ok := matchListed(variant); ok {
 			return refusedOddPath
 		}
 	}
-	for route := range r.intercepted {
+	for _, route := range r.formats.LiteralRoutes() {
 		if strings.HasPrefix(lp, route+"/") {
 			if strings.HasPrefix(lp, "/v1/messages/batches") {
 				return refusedUnreadFormat

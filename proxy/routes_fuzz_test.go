@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/hookgate/hookgate/providers"
 )
 
 // readRoutes are the routes the wiring gives an interceptor.
@@ -42,7 +44,7 @@ func FuzzRouteDecision(f *testing.F) {
 	} {
 		f.Add(seed[0], seed[1])
 	}
-	r := &router{intercepted: readRoutes, hooksActive: true}
+	r := &router{formats: providers.NewFormatTable(providers.Formats()), hooksActive: true}
 	up := &upstream{name: "u", provider: "openai", scheme: "http", host: "upstream.test"}
 	f.Fuzz(func(t *testing.T, method, target string) {
 		var in fasthttp.Request

@@ -2,12 +2,13 @@ package proxy
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 
-	"github.com/hookgate/hookgate/config"
 	"github.com/hookgate/hookgate/interceptors"
 	"github.com/hookgate/hookgate/internal/admission"
+	"github.com/hookgate/hookgate/providers"
 )
 
 // runtime is everything a request is served with that a reload replaces:
@@ -16,11 +17,11 @@ import (
 // until its response, stream included, has ended; a retired runtime is
 // released once the last such request has left.
 type runtime struct {
-	cfg          *config.Config
+	cfg          *Config
 	upstreams    []*upstream
 	byName       map[string]*upstream
 	router       router
-	interceptors map[string]interceptors.Interceptor
+	interceptors map[string]interceptors.Interceptor // by format name
 	tenants      *tenantKeys
 	tenantErrors map[string]error
 	streams      *admission.Limit
@@ -32,7 +33,7 @@ type runtime struct {
 	once     sync.Once
 }
 
-func newRuntime(cfg *config.Config, opts Options) (*runtime, error) {
+func newRuntime(cfg *Config, opts Options) (*runtime, error) {
 	rt := &runtime{
 		cfg:          cfg,
 		byName:       map[string]*upstream{},
@@ -53,14 +54,25 @@ func newRuntime(cfg *config.Config, opts Options) (*runtime, error) {
 	if len(rt.upstreams) == 0 {
 		return nil, errors.New("proxy: no upstream configured")
 	}
-	rt.router = router{intercepted: map[string]bool{}, passthrough: cfg.PassthroughRoutes, hooksActive: opts.HooksActive}
-	for route := range rt.interceptors {
-		rt.router.intercepted[route] = true
+	var served []*providers.Format
+	for name := range rt.interceptors {
+		f := providers.FormatByName(name)
+		if f == nil {
+			return nil, fmt.Errorf("proxy: an interceptor for %q, which is no registered format", name)
+		}
+		served = append(served, f)
 	}
+	rt.router = router{formats: providers.NewFormatTable(served), passthrough: cfg.PassthroughRoutes, hooksActive: opts.HooksActive}
 	if len(cfg.Tenants) > 0 {
 		rt.tenants = newTenantKeys(cfg.Tenants)
 	}
 	return rt, nil
+}
+
+// served is the format the route of a request path (routePath) is read
+// as, when this runtime has its interceptor; nil otherwise.
+func (rt *runtime) served(path, query string) *providers.Format {
+	return rt.router.formats.MatchLower(path, query)
 }
 
 // enter marks a request served by this runtime.

@@ -10,7 +10,6 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/hookgate/hookgate/config"
 	"github.com/hookgate/hookgate/interceptors"
 	"github.com/hookgate/hookgate/internal/admission"
 )
@@ -23,8 +22,10 @@ const UpstreamHeader = "X-Hookgate-Upstream"
 // Options are what the wiring hands to New and Reload besides the
 // configuration.
 type Options struct {
-	// Interceptors maps a route (e.g. /v1/chat/completions) to the
-	// interceptor that reads it. Routes without one are passed through.
+	// Interceptors maps a registered format's name (providers.Format) to
+	// the interceptor that reads it. The routes of formats without one
+	// are passed through while no hook is configured, and refused once
+	// one is.
 	Interceptors map[string]interceptors.Interceptor
 	// HooksActive refuses the generation routes hookgate cannot read yet,
 	// so that no request escapes a policy.
@@ -66,7 +67,7 @@ type Server struct {
 }
 
 // New builds the proxy for cfg. It does not listen yet.
-func New(cfg *config.Config, opts Options) (*Server, error) {
+func New(cfg *Config, opts Options) (*Server, error) {
 	rt, err := newRuntime(cfg, opts)
 	if err != nil {
 		return nil, err
@@ -74,7 +75,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	s := &Server{
 		log: opts.Logger, metrics: opts.Metrics, linger: newLingerer(),
 		maxBody:   int(cfg.Limits.MaxRequestBytes),
-		bodies:    newBodyBudget(int64(cfg.Limits.MaxInflightRequestBytes)),
+		bodies:    newBodyBudget(cfg.Limits.MaxInflightRequestBytes),
 		budgetLog: spacedLog{every: refusalLogEvery},
 		timeouts:  newClientTimeouts(cfg.Timeouts, opts.Metrics, "agent"),
 		maxConns:  cfg.Limits.MaxConnections,
@@ -123,7 +124,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 // max_request_bytes, max_inflight_request_bytes, max_connections and
 // max_connections_per_client, and the timeouts client_header,
 // client_body_progress, client_idle and client_write_stall.
-func (s *Server) Reload(cfg *config.Config, opts Options) error {
+func (s *Server) Reload(cfg *Config, opts Options) error {
 	rt, err := newRuntime(cfg, opts)
 	if err != nil {
 		return err

@@ -4,13 +4,11 @@ import (
 	"bytes"
 
 	"github.com/valyala/fasthttp"
-
-	"github.com/hookgate/hookgate/config"
 )
 
 // principal is who a request authenticated as with a virtual key.
 type principal struct {
-	tenant *config.Tenant
+	tenant *Tenant
 	agent  string
 	bypass bool
 }
@@ -21,7 +19,7 @@ type tenantKeys struct {
 	byHash map[string]principal
 }
 
-func newTenantKeys(tenants []config.Tenant) *tenantKeys {
+func newTenantKeys(tenants []Tenant) *tenantKeys {
 	tk := &tenantKeys{byHash: map[string]principal{}}
 	for i := range tenants {
 		t := &tenants[i]
@@ -55,7 +53,7 @@ func (tk *tenantKeys) authenticate(h *fasthttp.RequestHeader) (principal, bool) 
 	if len(key) == 0 {
 		return principal{}, false
 	}
-	p, ok := tk.byHash[config.HashKey(string(key))]
+	p, ok := tk.byHash[KeyDigest(string(key))]
 	return p, ok
 }
 

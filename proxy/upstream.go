@@ -10,7 +10,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/hookgate/hookgate/config"
+	"github.com/hookgate/hookgate/providers"
 )
 
 // upstream is one configured LLM API and the pooled client that reaches it.
@@ -18,9 +18,10 @@ type upstream struct {
 	name     string
 	provider string
 	scheme   string
-	host     string // Host header value
-	basePath string // base_url's path, without a trailing slash
-	apiKey   string // swapped in for the client's credential when set (a tenant may override it)
+	host     string         // Host header value
+	basePath string         // base_url's path, without a trailing slash
+	apiKey   string         // swapped in for the client's credential when set (a tenant may override it)
+	auth     providers.Auth // how the provider carries apiKey
 	client   *fasthttp.HostClient
 }
 
@@ -34,7 +35,7 @@ const (
 // far; fasthttp's 4 KiB default is too small for some gateways' headers.
 const upstreamReadBuffer = 16 << 10
 
-func newUpstream(u config.Upstream, t config.Timeouts) (*upstream, error) {
+func newUpstream(u Upstream, t Timeouts) (*upstream, error) {
 	pu, err := url.Parse(u.BaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("upstream %s: %w", u.Name, err)
@@ -47,7 +48,7 @@ func newUpstream(u config.Upstream, t config.Timeouts) (*upstream, error) {
 		}
 		addr = net.JoinHostPort(pu.Hostname(), port)
 	}
-	connect, firstByte, idle := t.Connect.D(), t.FirstByte.D(), t.Idle.D()
+	connect, firstByte, idle := t.Connect, t.FirstByte, t.Idle
 	hc := &fasthttp.HostClient{
 		Addr:                          addr,
 		IsTLS:                         pu.Scheme == "https",
@@ -80,8 +81,21 @@ func newUpstream(u config.Upstream, t config.Timeouts) (*upstream, error) {
 		host:     pu.Host,
 		basePath: strings.TrimSuffix(pu.Path, "/"),
 		apiKey:   u.APIKey,
+		auth:     providerAuth(u.Provider),
 		client:   hc,
 	}, nil
+}
+
+// bearerAuth carries a credential of a provider no format registers (an
+// upstream built in code; configuration files name registered ones only).
+var bearerAuth = providers.Auth{Header: "Authorization", Prefix: "Bearer "}
+
+// providerAuth is how provider's upstreams take a credential.
+func providerAuth(provider string) providers.Auth {
+	if f := providers.ProviderFormat(provider); f != nil {
+		return f.Auth
+	}
+	return bearerAuth
 }
 
 // prepare turns the client's request into the upstream request: the same
@@ -111,12 +125,7 @@ func (u *upstream) prepare(out *fasthttp.Request, in *fasthttp.Request, path str
 		// so does a ?key= in the query: none may travel upstream beside
 		// the swapped key.
 		stripClientCredentials(&out.Header, uri)
-		switch u.provider {
-		case "anthropic":
-			out.Header.Set("x-api-key", apiKey)
-		default:
-			out.Header.Set("Authorization", "Bearer "+apiKey)
-		}
+		out.Header.Set(u.auth.Header, u.auth.Value(apiKey))
 	}
 	if identity {
 		// hookgate reads this response, so it asks for it uncompressed.

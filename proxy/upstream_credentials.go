@@ -6,14 +6,29 @@ import (
 	"strings"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/hookgate/hookgate/providers"
 )
 
 // clientCredentialHeaders are the headers in which some LLM API or SDK
 // carries a caller's key: OpenAI's and most gateways' bearer token,
-// Anthropic's x-api-key, Azure OpenAI's api-key, Google's x-goog-api-key.
-// When hookgate supplies the upstream credential, none of them travels
-// upstream beside it, in any spelling of the name.
-var clientCredentialHeaders = []string{"Authorization", "X-Api-Key", "Api-Key", "X-Goog-Api-Key"}
+// Anthropic's x-api-key, Azure OpenAI's api-key, Google's x-goog-api-key,
+// and every registered format's own (Format.Auth). When hookgate supplies
+// the upstream credential, none of them travels upstream beside it, in
+// any spelling of the name.
+var clientCredentialHeaders = func() []string {
+	names := []string{"Authorization", "X-Api-Key", "Api-Key", "X-Goog-Api-Key"}
+	for _, f := range providers.Formats() {
+		known := false
+		for _, n := range names {
+			known = known || strings.EqualFold(n, f.Auth.Header)
+		}
+		if !known {
+			names = append(names, f.Auth.Header)
+		}
+	}
+	return names
+}()
 
 // clientCredentialQueryParam is the query parameter Google's APIs take a
 // key in (?key=...).

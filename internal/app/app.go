@@ -84,7 +84,7 @@ func Build(cfg *config.Config, log *slog.Logger) (*App, error) {
 	}
 	a.admin = proxy.NewAdmin(proxy.AdminOptions{
 		Gatherer: reg, Tokens: adminTokens(cfg), Approvals: approvalDesk{a.gate}, Tenants: tenantDesk{a: a, ro: ro},
-		Timeouts: cfg.Timeouts, Metrics: a.metrics,
+		Timeouts: proxyTimeouts(cfg.Timeouts), Metrics: a.metrics,
 	})
 	a.reloads = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "hookgate_config_reloads_total", Help: "Configuration reloads, applied or refused.",
@@ -95,7 +95,7 @@ func Build(cfg *config.Config, log *slog.Logger) (*App, error) {
 		_ = pers.Close(ctx) // the build already failed; that error is the one to report
 		return nil, err
 	}
-	if a.proxy, err = proxy.New(cfg, pol.proxyOptions(log, a.metrics, a.limits)); err != nil {
+	if a.proxy, err = proxy.New(proxyConfig(cfg), pol.proxyOptions(log, a.metrics, a.limits)); err != nil {
 		pol.release()
 		_ = pers.Close(ctx) // the build already failed; that error is the one to report
 		return nil, err
@@ -131,7 +131,7 @@ func (a *App) Reload(cfg *config.Config) error {
 		a.reloads.WithLabelValues("refused").Inc()
 		return err
 	}
-	if err := a.proxy.Reload(cfg, pol.proxyOptions(a.log, a.metrics, a.limits)); err != nil {
+	if err := a.proxy.Reload(proxyConfig(cfg), pol.proxyOptions(a.log, a.metrics, a.limits)); err != nil {
 		pol.release()
 		a.reloads.WithLabelValues("refused").Inc()
 		return err

@@ -18,12 +18,11 @@ import (
 // whose hooks could not be loaded (their requests get a 503, never fewer
 // hooks than they declared).
 type policy struct {
-	cfg          *config.Config
-	channels     map[string]channels.Channel
-	engine       *hooks.Engine
-	chat         *interceptors.Chat
-	responses    *interceptors.Responses
-	messages     *interceptors.Messages
+	cfg      *config.Config
+	channels map[string]channels.Channel
+	engine   *hooks.Engine
+	// interceptors read the registered formats, by format name.
+	interceptors map[string]interceptors.Interceptor
 	tenantErrors map[string]error
 	// hookTenant names the tenant whose hooks file declared each hook id
 	// (hook ids are unique across the operator's and tenants' hooks); an
@@ -100,9 +99,7 @@ func compilePolicy(cfg *config.Config, log *slog.Logger, sv *services) (*policy,
 	if sv.tools != nil {
 		opts.Metrics = sv.tools.withConfig(cfg)
 	}
-	p.chat = interceptors.NewChat(opts)
-	p.responses = interceptors.NewResponses(opts)
-	p.messages = interceptors.NewMessages(opts)
+	p.interceptors = buildInterceptors(opts)
 	return p, nil
 }
 
@@ -161,7 +158,7 @@ func (p *policy) proxyOptions(log *slog.Logger, metrics *proxy.Metrics, lim *lim
 	return proxy.Options{
 		Streams:      lim.streams,
 		Hooks:        lim.hooks,
-		Interceptors: map[string]interceptors.Interceptor{"/v1/chat/completions": p.chat, "/v1/responses": p.responses, "/v1/messages": p.messages},
+		Interceptors: p.interceptors,
 		HooksActive:  p.active,
 		TenantErrors: p.tenantErrors,
 		Release:      p.release,
