@@ -30,6 +30,9 @@ type Report struct {
 	Phases    []Phase        `json:"phases"`
 	// Saturation holds the --saturate phases: each target alone.
 	Saturation []Saturation `json:"saturation,omitempty"`
+	// HopMultiples are the streamed phases' added times in units of the
+	// bare hop's (HopMultiples).
+	HopMultiples []HopMultiple `json:"hop_multiples,omitempty"`
 }
 
 // Machine describes where the run happened.
@@ -258,6 +261,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 			}
 		}
 	}
+	if err := writeHopMultiples(bw, r.HopMultiples); err != nil {
+		return err
+	}
 	if err := WriteSaturationTable(bw, r.Saturation); err != nil {
 		return err
 	}
@@ -289,4 +295,21 @@ func (r *Report) WriteFiles(dir string) (jsonPath, svgPath string, err error) {
 		return jsonPath, "", err
 	}
 	return jsonPath, svgPath, f.Close()
+}
+
+// writeHopMultiples writes the added times to first byte and to stream end
+// as multiples of the bare hop's, one line per scenario and target.
+func writeHopMultiples(w io.Writer, ms []HopMultiple) error {
+	if len(ms) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\n== added over direct as a multiple of the bare hop's added time (paired medians)\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "scenario\ttarget\tpairs\tfirst byte\thop\tadded\tstream end\thop\tadded\t")
+	for _, m := range ms {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", m.Scenario, m.Target, m.Pairs,
+			fmtMultiple(m.TTFBMultiple), fmtUS(m.HopTTFBUS), fmtUS(m.TTFBUS),
+			fmtMultiple(m.EndMultiple), fmtUS(m.HopEndUS), fmtUS(m.EndUS))
+	}
+	return tw.Flush()
 }

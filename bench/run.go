@@ -118,6 +118,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	defer func() {
 		rep.Finished = time.Now()
 		rep.Machine.LoadAvgEnd = loadAvg()
+		rep.HopMultiples = HopMultiples(rep.Phases)
 	}()
 	for i := range cfg.Scenarios {
 		sc := &cfg.Scenarios[i]

@@ -142,8 +142,9 @@ func FixtureStream(name, fixture, about string, o Options) (Scenario, error) {
 
 // Scenarios returns the built-in scenarios named in names ("plain",
 // "stream", a fixture scenario's name, "fixtures" for all of those, a hook
-// scenario's name, "hooks", "hooks-plain" or "hooks-stream" for those, "all"
-// for everything), in the order given.
+// scenario's name, "hooks", "hooks-plain" or "hooks-stream" for those,
+// "hooked-path" or one of its scenarios' names, "all" for everything but
+// the hooked-path scenarios), in the order given.
 func Scenarios(names []string, o Options) ([]Scenario, error) {
 	var out []Scenario
 	seen := map[string]bool{}
@@ -170,6 +171,18 @@ func Scenarios(names []string, o Options) ([]Scenario, error) {
 				matched = true
 			}
 		}
+		if n == HookedPathGroup || strings.HasPrefix(n, HookedPathGroup+"-") {
+			hp, err := HookedPathScenarios(o)
+			if err != nil {
+				return nil, err
+			}
+			for _, sc := range hp {
+				if n == HookedPathGroup || n == sc.Name {
+					add(sc)
+					matched = true
+				}
+			}
+		}
 		for _, f := range FixtureStreams {
 			if n == f.Name || n == "fixtures" || n == "all" {
 				sc, err := FixtureStream(f.Name, f.Fixture, f.About, o)
@@ -181,7 +194,7 @@ func Scenarios(names []string, o Options) ([]Scenario, error) {
 			}
 		}
 		if !matched {
-			return nil, fmt.Errorf("bench: unknown scenario %q (known: plain, stream, fixtures, hooks, hooks-plain, hooks-stream, all, %s, %s)", n, fixtureNames(), hookScenarioNames())
+			return nil, fmt.Errorf("bench: unknown scenario %q (known: plain, stream, fixtures, hooks, hooks-plain, hooks-stream, %s, all, %s, %s, %s)", n, HookedPathGroup, fixtureNames(), hookScenarioNames(), hookedPathNames())
 		}
 	}
 	return out, nil
