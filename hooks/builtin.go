@@ -128,3 +128,13 @@ func newBuiltinHandler(spec *Spec, deps Deps, reg *Builtins) (Handler, error) {
 	}
 	return h, nil
 }
+
+func init() {
+	registerHandlerKind(&handlerKind{
+		name: "builtin", rank: 50, keys: []string{"name", "with"}, tenants: true,
+		build: func(spec *Spec, deps Deps, reg *Builtins) (Handler, []byte, error) {
+			h, err := newBuiltinHandler(spec, deps, reg)
+			return h, nil, err
+		},
+	})
+}

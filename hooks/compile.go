@@ -305,8 +305,8 @@ func compileHook(spec *Spec, index int, deps Deps, opts *Options) (*hook, []erro
 	}
 
 	// breaker
-	if spec.Breaker != nil && spec.Handler.Type != "http" && spec.Handler.Type != "prompt" {
-		add(fmt.Errorf("breaker: only http and prompt hooks have a circuit breaker (handler type %q)", spec.Handler.Type))
+	if err := checkBreaker(spec); err != nil {
+		add(err)
 	}
 
 	// handler
@@ -339,62 +339,6 @@ func compileHook(spec *Spec, index int, deps Deps, opts *Options) (*hook, []erro
 	}
 	h.version = hookVersion(spec, digest)
 	return h, nil
-}
-
-// checkHandlerKeys checks the handler type and that only its keys are set.
-func checkHandlerKeys(spec *Spec) []error {
-	hs := &spec.Handler
-	keys, known := handlerTypeKeys[hs.Type]
-	if !known {
-		if hs.Type == "" {
-			return []error{errors.New("handler.type: required (script, command, http, prompt or builtin)")}
-		}
-		return []error{fmt.Errorf("handler.type: unknown handler type %q (want script, command, http, prompt or builtin)", hs.Type)}
-	}
-	var errs []error
-	if !spec.Trusted && hs.Type != "script" && hs.Type != "builtin" {
-		errs = append(errs, fmt.Errorf("handler.type: an untrusted (tenant) hook may use script and builtin handlers only, not %s", hs.Type))
-	}
-	for _, k := range hs.setKeys() {
-		if !slices.Contains(keys, k) {
-			errs = append(errs, fmt.Errorf("handler.%s: not a key of a %s handler (its keys: %s)", k, hs.Type, strings.Join(keys, ", ")))
-		}
-	}
-	return errs
-}
-
-// buildHandler constructs the entry's handler. digest is extra content
-// (a script file's bytes) that the hook's version must cover.
-func buildHandler(spec *Spec, deps Deps, reg *Builtins) (Handler, []byte, error) {
-	var (
-		h   Handler
-		err error
-	)
-	switch spec.Handler.Type {
-	case "script":
-		var sh *scriptHandler
-		sh, err = newScriptHandler(spec, deps)
-		if err == nil {
-			return sh, sh.source, nil
-		}
-	case "builtin":
-		h, err = newBuiltinHandler(spec, deps, reg)
-	case "command":
-		h, err = newCommandHandler(spec, deps)
-	case "http":
-		h, err = newHttpHandler(spec, deps)
-	case "prompt":
-		h, err = newPromptHandler(spec, deps)
-	default:
-		err = fmt.Errorf("handler.type: unknown handler type %q", spec.Handler.Type)
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("handler (%s): %w", spec.Handler.Type, err)
-	}
-	if h == nil {
-		return nil, nil, fmt.Errorf("handler (%s): constructor returned no handler", spec.Handler.Type)
-	}
-	return h, nil, nil
 }
 
 // hookVersion hashes what the hook does: the entry without its position

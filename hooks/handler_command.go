@@ -131,3 +131,7 @@ func stderrSuffix(stderr []byte) string {
 	}
 	return ": " + excerpt(s, 512)
 }
+
+func init() {
+	registerHandlerKind(&handlerKind{name: "command", rank: 20, keys: []string{"command", "env", "format"}, build: plainBuild(newCommandHandler)})
+}

@@ -173,3 +173,7 @@ func (h *httpHandler) Close() error {
 	h.transport.CloseIdleConnections()
 	return nil
 }
+
+func init() {
+	registerHandlerKind(&handlerKind{name: "http", rank: 30, keys: []string{"url", "headers", "template"}, breaker: true, build: plainBuild(newHttpHandler)})
+}

@@ -230,3 +230,7 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 }
 
 func (b *cappedBody) Close() error { return b.rc.Close() }
+
+func init() {
+	registerHandlerKind(&handlerKind{name: "prompt", rank: 40, keys: []string{"instruction", "model", "upstream"}, breaker: true, build: plainBuild(newPromptHandler)})
+}

@@ -447,3 +447,16 @@ func (s *scriptHandler) Close() error {
 		}
 	}
 }
+
+func init() {
+	registerHandlerKind(&handlerKind{
+		name: "script", rank: 10, keys: []string{"source", "file", "max_memory"}, tenants: true,
+		build: func(spec *Spec, deps Deps, _ *Builtins) (Handler, []byte, error) {
+			sh, err := newScriptHandler(spec, deps)
+			if err != nil {
+				return nil, nil, err
+			}
+			return sh, sh.source, nil
+		},
+	})
+}

@@ -36,7 +36,7 @@ type jsConverter struct {
 	keys   []string // scratch: the sorted keys of the maps being converted
 }
 
-// event converts ev; see eventToJS.
+// event converts ev into the object a script receives (see jsConverter).
 func (c *jsConverter) event(ev *Event) (goja.Value, error) {
 	c.budget = ScriptMaxEventBytes
 	defer c.release()

@@ -91,16 +91,6 @@ type HandlerSpec struct {
 	MaxMemory string `yaml:"max_memory,omitempty" json:",omitempty"`
 }
 
-// handlerTypeKeys lists, per handler type, the handler keys it accepts
-// besides type. A key of another type is a configuration error.
-var handlerTypeKeys = map[string][]string{
-	"script":  {"source", "file", "max_memory"},
-	"command": {"command", "env", "format"},
-	"http":    {"url", "headers", "template"},
-	"prompt":  {"instruction", "model", "upstream"},
-	"builtin": {"name", "with"},
-}
-
 // setKeys returns the YAML names of the handler keys that are set.
 func (h *HandlerSpec) setKeys() []string {
 	var keys []string
