@@ -239,4 +239,3 @@ func FuzzGeminiFrame(f *testing.F) {
 		}
 	})
 }
-

@@ -32,9 +32,9 @@ func TestGeminiSSESplitter(t *testing.T) {
 	}
 	good := map[string][]string{
 		"data: {}\r\n\r\ndata: {\"a\":1}\r\n\r\n": {" {}", ` {"a":1}`},
-		"data:{}\n\n\n\ndata: []\n\n":            {"{}", " []"},
-		"data: {}\r\n\n":                         {" {}"},
-		"data: {}\r\n\r\ndata: {\"b\":2}":        {" {}", ` {"b":2}`}, // genai-go reads the unterminated last block
+		"data:{}\n\n\n\ndata: []\n\n":             {"{}", " []"},
+		"data: {}\r\n\n":                          {" {}"},
+		"data: {}\r\n\r\ndata: {\"b\":2}":         {" {}", ` {"b":2}`}, // genai-go reads the unterminated last block
 	}
 	for in, want := range good {
 		for step := 1; step <= len(in); step++ {
