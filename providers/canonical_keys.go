@@ -112,39 +112,56 @@ func variantSpelling(k []byte) (string, bool) {
 		// Longer than six raw bytes per character (\uXXXX): no member.
 		return "", false
 	}
-	var utmp, ftmp [64]byte
+	var ftmp [64]byte
+	folded, ok := foldMemberName(ftmp[:0], k, false, maxMemberLen)
+	if !ok {
+		return "", false
+	}
+	if _, ok := memberIndex[string(folded)]; !ok {
+		return "", false
+	}
+	name := string(folded)
+	return name, hasByte(k, '\\') || string(k) != name
+}
+
+// foldMemberName appends to dst a raw key (between its quotes) with its escapes
+// decoded and folded as encoding/json matches fields: each rune to the
+// smallest of its simple-folding orbit, then ASCII to lower case; '_' is
+// dropped when dropUnderscore (protobuf-JSON readers match snake_case).
+// ok is false when a rune folds outside ASCII (no member name does) or the
+// result grows past max bytes.
+func foldMemberName(dst, k []byte, dropUnderscore bool, max int) (folded []byte, ok bool) {
+	var utmp [256]byte
 	d := k
-	escaped := hasByte(k, '\\')
-	if escaped {
+	if hasByte(k, '\\') {
 		d = appendUnescapedContent(utmp[:0], k)
 	}
-	folded := ftmp[:0]
+	folded = dst
 	for i := 0; i < len(d); {
-		if len(folded) > maxMemberLen {
-			return "", false
-		}
 		c := d[i]
 		if c >= utf8.RuneSelf {
 			r, n := utf8.DecodeRune(d[i:])
 			i += n
 			r = smallestFold(r)
 			if r >= utf8.RuneSelf {
-				return "", false // member names are ASCII
+				return nil, false
 			}
 			c = byte(r)
 		} else {
 			i++
 		}
+		if c == '_' && dropUnderscore {
+			continue
+		}
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
 		}
 		folded = append(folded, c)
+		if len(folded) > max {
+			return nil, false
+		}
 	}
-	if _, ok := memberIndex[string(folded)]; !ok {
-		return "", false
-	}
-	name := string(folded)
-	return name, escaped || string(k) != name
+	return folded, true
 }
 
 // plainKey reports a key made only of [a-z0-9_] bytes.

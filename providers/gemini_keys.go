@@ -2,7 +2,6 @@ package providers
 
 import (
 	"fmt"
-	"unicode/utf8"
 )
 
 // Why Gemini key spellings are refused: google.golang.org/genai copies a
@@ -72,35 +71,10 @@ func geminiVariant(k []byte) (string, bool) {
 	if len(k) > 6*geminiMaxMemberLen+32 {
 		return "", false // longer than any member, even spelt in \u escapes and '_'s
 	}
-	var utmp, ftmp [256]byte
-	d := k
-	if hasByte(k, '\\') {
-		d = appendUnescapedContent(utmp[:0], k)
-	}
-	folded := ftmp[:0]
-	for i := 0; i < len(d); {
-		c := d[i]
-		if c >= utf8.RuneSelf {
-			r, n := utf8.DecodeRune(d[i:])
-			i += n
-			r = smallestFold(r)
-			if r >= utf8.RuneSelf {
-				return "", false // member names are ASCII
-			}
-			c = byte(r)
-		} else {
-			i++
-		}
-		if c == '_' {
-			continue
-		}
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		folded = append(folded, c)
-		if len(folded) > geminiMaxMemberLen {
-			return "", false
-		}
+	var ftmp [256]byte
+	folded, ok := foldMemberName(ftmp[:0], k, true, geminiMaxMemberLen)
+	if !ok {
+		return "", false
 	}
 	name, ok := geminiFolded[string(folded)]
 	return name, ok

@@ -22,17 +22,12 @@ func (w *walker) remoteRunner(name string, argv []string, c ctx) bool {
 	case "ssh":
 		w.record(argv, c)
 		w.ssh(argv, c)
-	case "docker", "podman":
-		inner, ok := containerExec(argv)
-		if !ok {
-			return false
+	case "docker", "podman", "kubectl", "oc":
+		read := containerExec
+		if name == "kubectl" || name == "oc" {
+			read = kubectlExec
 		}
-		w.record(argv, c)
-		if len(inner) > 0 {
-			w.emit(inner, c.through(name+" exec"))
-		}
-	case "kubectl", "oc":
-		inner, ok := kubectlExec(argv)
+		inner, ok := read(argv)
 		if !ok {
 			return false
 		}
