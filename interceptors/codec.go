@@ -3,6 +3,7 @@ package interceptors
 import (
 	"context"
 	"io"
+	"sync"
 
 	"github.com/hookgate/hookgate/hooks"
 	"github.com/hookgate/hookgate/providers"
@@ -75,6 +76,10 @@ type codecExchange struct {
 	view   providers.CodecRequest
 	hooked bool
 	reply  *Reply
+	// digest identifies the request for the ids of calls without one
+	// (requestDigest), taken once, on first use.
+	digestOnce sync.Once
+	digest     []byte
 	exchangeState
 }
 

@@ -77,13 +77,12 @@ type CodecStream interface {
 	// Close appends what ends the client's stream after its last frame
 	// (an array stream's ']'); nothing for most formats.
 	Close(dst []byte) []byte
-	// ErrorFrame appends the in-band error that ends a failed stream.
+	// ErrorFrame appends the in-band error that ends a failed stream,
+	// with whatever Close would append: nothing is written after it.
 	ErrorFrame(dst []byte, code, message string) []byte
 	// Heartbeat is what tells the client a call is being held, or nil
 	// when no client of the format reads such a thing safely.
 	Heartbeat() []byte
-	// ContentType is the response's media type.
-	ContentType() string
 }
 
 // CodecFrame is one decoded frame: what the neutral interceptor needs of
