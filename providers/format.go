@@ -11,9 +11,16 @@ import (
 // internal/app read the registry (Formats, FormatByName, Providers)
 // instead of naming formats.
 type Format struct {
-	// Name identifies the format to the wiring: internal/app builds one
-	// interceptor per name, and the proxy finds it by this name.
+	// Name identifies the format to the wiring: the proxy finds the
+	// format's interceptor by this name.
 	Name string
+	// Codec names the wire format the format's requests and responses
+	// are written in, and so the codec and interceptor that read them:
+	// formats whose bodies and streams are one wire format under other
+	// routes, providers or credentials share a codec (OpenAI's chat
+	// completions served by another provider read as "chat"). Empty is
+	// the format's Name. internal/app builds one interceptor per codec.
+	Codec string
 	// Provider is the upstreams' provider that serves the format, as an
 	// upstream's provider setting spells it.
 	Provider string
@@ -75,8 +82,10 @@ func AnthropicErrorShape(status int, _, code, message string) []byte {
 // out.
 const DefaultProvider = "openai"
 
-// formats are the registered formats in registration order (the order
-// of the format_*.go files).
+// formats are the registered formats in registration order: the
+// initialisation order of the format_*.go files' variables, in which a
+// format that takes another's codec (Codec: ChatFormat.Codec) comes after
+// that format.
 var formats []*Format
 
 // register adds f to the registry (NewFormat). A bad pattern or a second
@@ -102,6 +111,9 @@ func register(f Format) *Format {
 func NewFormat(f Format) (*Format, error) {
 	if f.Name == "" || f.Provider == "" || f.Error == nil || f.MetricLabel == "" || f.Auth.Header == "" || len(f.Routes) == 0 {
 		return nil, fmt.Errorf("providers: format %q is missing a part", f.Name)
+	}
+	if f.Codec == "" {
+		f.Codec = f.Name
 	}
 	f.Routes = append([]Route(nil), f.Routes...)
 	for i := range f.Routes {

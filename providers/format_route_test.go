@@ -125,8 +125,8 @@ func TestFormatTableFindsPatternedRoutes(t *testing.T) {
 	if !tab.ReadsQuery() {
 		t.Error("a table with a query route says it reads no query")
 	}
-	if NewFormatTable(Formats()).ReadsQuery() {
-		t.Error("the registered formats read no query, the table says they do")
+	if NewFormatTable([]*Format{ChatFormat, ResponsesFormat, MessagesFormat}).ReadsQuery() {
+		t.Error("formats whose routes read no query: the table says they do")
 	}
 	for _, c := range []struct {
 		path, query string
@@ -172,8 +172,21 @@ func TestRegisteredFormats(t *testing.T) {
 			t.Errorf("format %s is not registered", want)
 		}
 	}
-	if got := Providers(); len(got) != 2 || got[0] != "openai" || got[1] != "anthropic" {
-		t.Errorf("Providers() = %v, want [openai anthropic]", got)
+	got := Providers()
+	seen := map[string]bool{}
+	for _, p := range got {
+		if seen[p] {
+			t.Errorf("Providers() = %v names %s twice", got, p)
+		}
+		seen[p] = true
+	}
+	for _, want := range []string{"openai", "anthropic"} {
+		if !seen[want] {
+			t.Errorf("Providers() = %v, want %s among them", got, want)
+		}
+	}
+	if len(got) == 0 || got[0] != DefaultProvider {
+		t.Errorf("Providers() = %v, want the default provider %s first", got, DefaultProvider)
 	}
 	if ProviderFormat(DefaultProvider) == nil {
 		t.Errorf("the default provider %s serves no format", DefaultProvider)
