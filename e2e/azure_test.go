@@ -422,3 +422,36 @@ func grepLines(s, sub string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// A prompt hook judging with an azure upstream asks its chat completions
+// at the resource endpoint's /openai/v1 route, with the upstream's key, and
+// its verdict blocks the recording's call.
+func TestAzurePromptHookJudgesAtTheResourceEndpoint(t *testing.T) {
+	s := startAzureStack(t, true, `hooks:
+  - id: judge
+    event: pre_tool_use
+    matcher: "^weather$"
+    handler: {type: prompt, upstream: az, model: judge-deployment, instruction: block anything risky}
+`)
+	stream := mockupstream.MustFixture(t, azureChatStream, chunkings[0])
+	verdict := mockupstream.JSON(200, []byte(`{"id":"j","object":"chat.completion","created":1,"model":"judge","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"{\"decision\":\"block\",\"reason\":\"judged risky\"}"}}]}`))
+	s.mock.Handle(func(r *mockupstream.Request) mockupstream.Response {
+		if r.Path == "/openai/v1/chat/completions" {
+			return verdict
+		}
+		return stream
+	})
+	got := azureStream(azureClient(s.app.URL()))
+	if got.Err != "" || len(got.ToolCalls) != 0 || !strings.Contains(got.Content, "blocked by judge: judged risky") {
+		t.Fatalf("want the call blocked by the judge: %s", got)
+	}
+	var judged *mockupstream.Request
+	for _, r := range s.mock.Requests() {
+		if r.Path == "/openai/v1/chat/completions" {
+			judged = r
+		}
+	}
+	if judged == nil || !strings.Contains(string(judged.Body), `"model":"judge-deployment"`) || !strings.Contains(judged.Header.Get("Authorization")+judged.Header.Get("Api-Key"), azureUpstream) {
+		t.Fatalf("the judge was not asked at /openai/v1/chat/completions with the upstream's key: %+v", judged)
+	}
+}

@@ -97,4 +97,12 @@ func TestAzureFormatsDescribeAzureOpenAI(t *testing.T) {
 	if got := ProviderRouteRoots("openai"); !slices.Equal(got, []string{"/v1"}) {
 		t.Errorf("openai route roots %v", got)
 	}
+	for provider, want := range map[string]string{"openai": "/v1", "azure": "/openai/v1"} {
+		if got, ok := ChatCompletionsBase(provider); !ok || got != want {
+			t.Errorf("ChatCompletionsBase(%s) = %q, %v, want %q", provider, got, ok, want)
+		}
+	}
+	if _, ok := ChatCompletionsBase("anthropic"); ok {
+		t.Error("Anthropic's formats read no chat completions, ChatCompletionsBase says they do")
+	}
 }

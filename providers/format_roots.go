@@ -22,3 +22,24 @@ func ProviderRouteRoots(provider string) []string {
 	}
 	return out
 }
+
+// ChatCompletionsBase is the path under which provider serves OpenAI's
+// chat completions at a literal route ("/v1" for OpenAI, "/openai/v1" for
+// Azure OpenAI): an OpenAI client given base_url + this path reaches the
+// provider's chat completions. ok is false when no format of provider
+// reads chat completions at a literal route.
+func ChatCompletionsBase(provider string) (base string, ok bool) {
+	for _, f := range formats {
+		if f.Provider != provider || f.Codec != ChatFormat.Codec {
+			continue
+		}
+		for _, r := range f.Routes {
+			if strings.IndexByte(r.Pattern, '{') < 0 {
+				if base, ok := strings.CutSuffix(r.Pattern, "/chat/completions"); ok {
+					return base, true
+				}
+			}
+		}
+	}
+	return "", false
+}
