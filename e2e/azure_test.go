@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -453,5 +455,44 @@ func TestAzurePromptHookJudgesAtTheResourceEndpoint(t *testing.T) {
 	}
 	if judged == nil || !strings.Contains(string(judged.Body), `"model":"judge-deployment"`) || !strings.Contains(judged.Header.Get("Authorization")+judged.Header.Get("Api-Key"), azureUpstream) {
 		t.Fatalf("the judge was not asked at /openai/v1/chat/completions with the upstream's key: %+v", judged)
+	}
+}
+
+// With tenants, an Azure SDK's api-key is the virtual key: it picks the
+// tenant (whose hooks judge the call), and only the upstream's key reaches
+// the upstream; an unknown key is refused in OpenAI's shape.
+func TestAzureVirtualKeyInAPIKey(t *testing.T) {
+	dir := t.TempDir()
+	tenantHooks := `- id: no-weather
+  event: pre_tool_use
+  matcher: "^weather$"
+  handler:
+    type: script
+    source: |
+      function handle(e) { return { decision: "block", reason: "acme gets no weather" }; }
+`
+	if err := os.WriteFile(filepath.Join(dir, "acme.yaml"), []byte(tenantHooks), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HG_E2E_AZURE_VKEYS", azureClientKey)
+	s := startAzureStack(t, true, "tenants:\n  - id: acme\n    keys_env: HG_E2E_AZURE_VKEYS\n    hooks_file: "+filepath.Join(dir, "acme.yaml")+"\n")
+	s.mock.Handle(mockupstream.Always(mockupstream.MustFixture(t, azureChatStream, chunkings[0])))
+	got := azureStream(azureClient(s.app.URL()))
+	if got.Err != "" || len(got.ToolCalls) != 0 || !strings.Contains(got.Content, "blocked by no-weather") {
+		t.Fatalf("want the tenant's hook to block the call: %s", got)
+	}
+	up := lastRequest(t, s.mock)
+	if up.Header.Get("Api-Key") != azureUpstream || up.Header.Get("Authorization") != "" {
+		t.Errorf("the upstream got api-key %q, Authorization %q", up.Header.Get("Api-Key"), up.Header.Get("Authorization"))
+	}
+	before := len(s.mock.Requests())
+	other := openaigo.NewClient(azure.WithEndpoint(s.app.URL(), azureVersion), azure.WithAPIKey("vk-unknown"), azure.WithUnsafeAllowHTTP(), option.WithMaxRetries(0))
+	_, err := other.Chat.Completions.New(context.Background(), azureChatParams())
+	var apiErr *openaigo.Error
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusUnauthorized || apiErr.Code != "invalid_api_key" {
+		t.Errorf("an unknown virtual key: want a 401 *openai.Error invalid_api_key, got %v", err)
+	}
+	if len(s.mock.Requests()) != before {
+		t.Error("a request with an unknown virtual key reached the upstream")
 	}
 }
