@@ -9,6 +9,7 @@ import (
 // Request is what the proxy knows of a request on an intercepted route.
 type Request struct {
 	Route    string // normalised path, e.g. /v1/chat/completions
+	Query    string // the raw query, when some format's route reads it (never logged: it may hold a key)
 	Upstream string // configured upstream name
 	Provider string // upstream's provider: openai | anthropic
 	Tenant   string // the tenant the request authenticated as ("" without tenants)
@@ -72,13 +73,4 @@ type Resender interface {
 // report hookgate's own overhead without the upstream's or the hooks' time.
 type Timer interface {
 	Timing() (hooks, work time.Duration)
-}
-
-// ErrorRenderer is implemented by interceptors whose wire format has an
-// error shape of its own (Anthropic's {"type":"error","error":{...}}). The
-// proxy renders with it every error it answers on the interceptor's route
-// (a *RequestError, an upstream it could not reach); without it, errors
-// take the OpenAI shape. typ and code are the OpenAI-style type and code.
-type ErrorRenderer interface {
-	RenderError(status int, typ, code, message string) []byte
 }

@@ -14,13 +14,12 @@ type Format struct {
 	// Name identifies the format to the wiring: the proxy finds the
 	// format's interceptor by this name.
 	Name string
-	// Codec names the wire format the format's requests and responses
-	// are written in, and so the codec and interceptor that read them:
-	// formats whose bodies and streams are one wire format under other
-	// routes, providers or credentials share a codec (OpenAI's chat
-	// completions served by another provider read as "chat"). Empty is
-	// the format's Name. internal/app builds one interceptor per codec.
-	Codec string
+	// ReadAs names the registered format whose reading this one shares:
+	// a format that is another's wire format under other routes, provider
+	// or credential (Azure OpenAI's chat completions are OpenAI's) is read
+	// by that format's codec or interceptor, one instance for both, and
+	// brings no reader of its own. Empty is the format's own Name.
+	ReadAs string
 	// Provider is the upstreams' provider that serves the format, as an
 	// upstream's provider setting spells it.
 	Provider string
@@ -44,6 +43,10 @@ type Format struct {
 	// refused request is answered in Error's shape: the format's routes
 	// and the provider's other generation routes beside them.
 	RefusalScope []string
+	// Codec, when set, reads the format for hookgate's format-neutral
+	// interceptor (interceptors.NewCodec): a format with a codec needs no
+	// interceptor of its own.
+	Codec Codec
 }
 
 // Auth is the header that carries an upstream credential: Header with the
@@ -84,7 +87,7 @@ const DefaultProvider = "openai"
 
 // formats are the registered formats in registration order: the
 // initialisation order of the format_*.go files' variables, in which a
-// format that takes another's codec (Codec: ChatFormat.Codec) comes after
+// format read as another (ReadAs: ChatFormat.Name) comes after
 // that format.
 var formats []*Format
 
@@ -101,6 +104,11 @@ func register(f Format) *Format {
 			panic("providers: format " + p.Name + " registered twice")
 		}
 	}
+	if p.ReadAs != p.Name {
+		if r := FormatByName(p.ReadAs); r == nil || r.ReadAs != r.Name {
+			panic("providers: format " + p.Name + " is read as " + p.ReadAs + ", which is no format read as itself registered before it")
+		}
+	}
 	formats = append(formats, p)
 	return p
 }
@@ -112,8 +120,8 @@ func NewFormat(f Format) (*Format, error) {
 	if f.Name == "" || f.Provider == "" || f.Error == nil || f.MetricLabel == "" || f.Auth.Header == "" || len(f.Routes) == 0 {
 		return nil, fmt.Errorf("providers: format %q is missing a part", f.Name)
 	}
-	if f.Codec == "" {
-		f.Codec = f.Name
+	if f.ReadAs == "" {
+		f.ReadAs = f.Name
 	}
 	f.Routes = append([]Route(nil), f.Routes...)
 	for i := range f.Routes {

@@ -4,7 +4,7 @@ package providers
 // under its own routes, from a resource endpoint
 // (https://<resource>.openai.azure.com, an upstream's base_url), with its
 // own credential header. Bodies, streams and errors are OpenAI's, so the
-// formats read with OpenAI's codecs; only the descriptor is Azure's.
+// formats are read as OpenAI's (ReadAs); only the descriptor is Azure's.
 //
 // Two route families exist: the versioned routes, which need an
 // api-version in the query (chat completions name a deployment in the
@@ -34,7 +34,7 @@ var azureRefusalScope = []string{"/openai"}
 // client's choice, and a label per name would be unbounded.
 var AzureChatFormat = register(Format{
 	Name:     "azure_chat",
-	Codec:    ChatFormat.Codec,
+	ReadAs:   ChatFormat.Name,
 	Provider: "azure",
 	Routes: []Route{
 		{Pattern: "/openai/deployments/{deployment}/chat/completions", Query: []QueryParam{{Name: azureAPIVersion, Required: true}}},
@@ -49,7 +49,7 @@ var AzureChatFormat = register(Format{
 // AzureResponsesFormat is OpenAI's Responses API on Azure OpenAI.
 var AzureResponsesFormat = register(Format{
 	Name:     "azure_responses",
-	Codec:    ResponsesFormat.Codec,
+	ReadAs:   ResponsesFormat.Name,
 	Provider: "azure",
 	Routes: []Route{
 		{Pattern: "/openai/responses", Query: []QueryParam{{Name: azureAPIVersion, Required: true}}},

@@ -59,15 +59,15 @@ func name(f *Format) string {
 	return f.Name
 }
 
-// Azure's formats read with OpenAI's codecs, carry the key in api-key
+// Azure's formats are read as OpenAI's, carry the key in api-key
 // without a prefix, answer in OpenAI's error shape, answer refusals under
 // /openai in it, and label metrics without the deployment.
 func TestAzureFormatsDescribeAzureOpenAI(t *testing.T) {
-	if AzureChatFormat.Codec != ChatFormat.Codec || AzureResponsesFormat.Codec != ResponsesFormat.Codec {
-		t.Errorf("codecs %q %q, want OpenAI's", AzureChatFormat.Codec, AzureResponsesFormat.Codec)
+	if AzureChatFormat.ReadAs != ChatFormat.Name || AzureResponsesFormat.ReadAs != ResponsesFormat.Name || AzureChatFormat.Codec != nil {
+		t.Errorf("read as %q %q, want OpenAI's formats", AzureChatFormat.ReadAs, AzureResponsesFormat.ReadAs)
 	}
-	if ChatFormat.Codec != ChatFormat.Name || MessagesFormat.Codec != "messages" {
-		t.Errorf("a format without a Codec is not its own codec: %q %q", ChatFormat.Codec, MessagesFormat.Codec)
+	if ChatFormat.ReadAs != ChatFormat.Name || MessagesFormat.ReadAs != MessagesFormat.Name {
+		t.Errorf("a format without ReadAs is not read as itself: %q %q", ChatFormat.ReadAs, MessagesFormat.ReadAs)
 	}
 	if !KnownProvider("azure") || ProviderFormat("azure").Auth.Header != "api-key" || ProviderFormat("azure").Auth.Value("k") != "k" {
 		t.Errorf("azure auth %+v", ProviderFormat("azure").Auth)

@@ -30,7 +30,7 @@ func ProviderRouteRoots(provider string) []string {
 // reads chat completions at a literal route.
 func ChatCompletionsBase(provider string) (base string, ok bool) {
 	for _, f := range formats {
-		if f.Provider != provider || f.Codec != ChatFormat.Codec {
+		if f.Provider != provider || f.ReadAs != ChatFormat.Name {
 			continue
 		}
 		for _, r := range f.Routes {

@@ -125,8 +125,8 @@ func TestFormatTableFindsPatternedRoutes(t *testing.T) {
 	if !tab.ReadsQuery() {
 		t.Error("a table with a query route says it reads no query")
 	}
-	if NewFormatTable([]*Format{ChatFormat, ResponsesFormat, MessagesFormat}).ReadsQuery() {
-		t.Error("formats whose routes read no query: the table says they do")
+	if NewFormatTable([]*Format{ChatFormat, MessagesFormat, ResponsesFormat}).ReadsQuery() {
+		t.Error("formats with literal routes only read no query, the table says they do")
 	}
 	for _, c := range []struct {
 		path, query string
@@ -167,7 +167,7 @@ func TestRegisteredFormats(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"chat", "responses", "messages"} {
+	for _, want := range []string{"chat", "responses", "messages", "gemini"} {
 		if !names[want] {
 			t.Errorf("format %s is not registered", want)
 		}
@@ -180,7 +180,7 @@ func TestRegisteredFormats(t *testing.T) {
 		}
 		seen[p] = true
 	}
-	for _, want := range []string{"openai", "anthropic"} {
+	for _, want := range []string{"openai", "anthropic", "gemini", "azure"} {
 		if !seen[want] {
 			t.Errorf("Providers() = %v, want %s among them", got, want)
 		}

@@ -5,35 +5,41 @@ import (
 	"github.com/hookgate/hookgate/providers"
 )
 
-// codecInterceptors build the interceptor of each codec
-// (providers.Format.Codec). Every registered format of a codec is read by
-// that codec's one interceptor, so a format that reuses a codec (another
-// provider's routes for OpenAI's chat completions) is a registration in
-// providers and nothing here. A registered format whose codec has no
-// entry is not read: its routes pass through while no hook is configured
-// and are refused once one is.
-var codecInterceptors = map[string]func(interceptors.Options) interceptors.Interceptor{
-	providers.ChatFormat.Codec:      func(o interceptors.Options) interceptors.Interceptor { return interceptors.NewChat(o) },
-	providers.ResponsesFormat.Codec: func(o interceptors.Options) interceptors.Interceptor { return interceptors.NewResponses(o) },
-	providers.MessagesFormat.Codec:  func(o interceptors.Options) interceptors.Interceptor { return interceptors.NewMessages(o) },
+// formatInterceptors build the interceptor of each registered format
+// that brings no codec, by format name (providers.Format.Name); a format
+// with a codec is read by the format-neutral interceptor. A format read
+// as another (providers.Format.ReadAs) is read by that format's
+// interceptor and needs no entry. A registered format with neither is not
+// read: its routes pass through while no hook is configured and are
+// refused once one is.
+var formatInterceptors = map[string]func(interceptors.Options) interceptors.Interceptor{
+	providers.ChatFormat.Name:      func(o interceptors.Options) interceptors.Interceptor { return interceptors.NewChat(o) },
+	providers.ResponsesFormat.Name: func(o interceptors.Options) interceptors.Interceptor { return interceptors.NewResponses(o) },
+	providers.MessagesFormat.Name:  func(o interceptors.Options) interceptors.Interceptor { return interceptors.NewMessages(o) },
 }
 
-// buildInterceptors builds one interceptor per codec that registered
-// formats use and that has a builder, and hands it every such format by
-// name, for proxy.Options.Interceptors. Formats of one codec share its
-// interceptor, and with it the session memory and call clock.
+// buildInterceptors builds the interceptors of the registered formats, by
+// format name, for proxy.Options.Interceptors. A format read as another
+// shares that format's interceptor, and with it the session memory and
+// call clock: one conversation is one session whichever route it takes.
 func buildInterceptors(opts interceptors.Options) map[string]interceptors.Interceptor {
-	byCodec := map[string]interceptors.Interceptor{}
+	byReader := map[string]interceptors.Interceptor{}
 	out := map[string]interceptors.Interceptor{}
 	for _, f := range providers.Formats() {
-		build, ok := codecInterceptors[f.Codec]
-		if !ok {
+		reader := providers.FormatByName(f.ReadAs)
+		if reader == nil {
 			continue
 		}
-		in := byCodec[f.Codec]
+		in := byReader[reader.Name]
 		if in == nil {
-			in = build(opts)
-			byCodec[f.Codec] = in
+			if reader.Codec != nil {
+				in = interceptors.NewCodec(opts, reader.Codec)
+			} else if build, ok := formatInterceptors[reader.Name]; ok {
+				in = build(opts)
+			} else {
+				continue
+			}
+			byReader[reader.Name] = in
 		}
 		out[f.Name] = in
 	}

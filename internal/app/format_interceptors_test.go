@@ -8,37 +8,32 @@ import (
 )
 
 // Every registered format is read: a format registered in providers
-// without an interceptor for its codec here would be refused on every
-// route once a hook exists, which is safe but not what registering it
-// means.
+// without an interceptor here would be refused on every route once a hook
+// exists, which is safe but not what registering it means.
 func TestEveryRegisteredFormatHasAnInterceptor(t *testing.T) {
 	built := buildInterceptors(interceptors.Options{})
 	for _, f := range providers.Formats() {
 		if built[f.Name] == nil {
-			t.Errorf("format %s has no interceptor for its codec %q (codecInterceptors)", f.Name, f.Codec)
+			t.Errorf("format %s (read as %s) has no interceptor (formatInterceptors)", f.Name, f.ReadAs)
 		}
 	}
-	for codec := range codecInterceptors {
-		used := false
-		for _, f := range providers.Formats() {
-			used = used || f.Codec == codec
-		}
-		if !used {
-			t.Errorf("an interceptor for codec %q, which no registered format uses", codec)
+	for name := range formatInterceptors {
+		if providers.FormatByName(name) == nil {
+			t.Errorf("an interceptor for %q, which is no registered format", name)
 		}
 	}
 }
 
-// Formats of one codec share one interceptor, and with it its session
-// memory: a conversation is one session whichever of the codec's routes
-// its requests take. Formats of different codecs never share one.
-func TestFormatsOfOneCodecShareTheirInterceptor(t *testing.T) {
+// A format read as another shares that format's interceptor, and with it
+// its session memory: a conversation is one session whichever of the
+// routes its requests take. Formats read differently never share one.
+func TestFormatsReadAsAnotherShareItsInterceptor(t *testing.T) {
 	built := buildInterceptors(interceptors.Options{})
 	for _, f := range providers.Formats() {
 		for _, g := range providers.Formats() {
 			same := built[f.Name] == built[g.Name]
-			if same != (f.Codec == g.Codec) {
-				t.Errorf("formats %s (codec %s) and %s (codec %s): one interceptor is %v", f.Name, f.Codec, g.Name, g.Codec, same)
+			if same != (f.ReadAs == g.ReadAs) {
+				t.Errorf("formats %s (read as %s) and %s (read as %s): one interceptor is %v", f.Name, f.ReadAs, g.Name, g.ReadAs, same)
 			}
 		}
 	}
