@@ -38,8 +38,8 @@ func validate(c *Config, root *yaml.Node, ps *problems, lookup func(string) (str
 		}
 		if pu, err := url.Parse(u.BaseURL); u.BaseURL == "" || err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
 			ps.add(lineOf(root, "upstreams", i, "base_url"), path+".base_url", "want an absolute http(s) URL, got %q", u.BaseURL)
-		} else if strings.HasSuffix(pu.Path, "/v1") || strings.Contains(pu.Path, "/v1/") {
-			ps.add(lineOf(root, "upstreams", i, "base_url"), path+".base_url", "leave /v1 out: a request to /v1/... goes to base_url + /v1/...")
+		} else if r := routeRootIn(pu.Path, u.Provider); r != "" {
+			ps.add(lineOf(root, "upstreams", i, "base_url"), path+".base_url", "leave %s out: a request to %s/... goes to base_url + %s/...", r, r, r)
 		}
 		if u.APIKeyEnv != "" {
 			v, ok := lookup(u.APIKeyEnv)

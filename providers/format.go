@@ -11,9 +11,15 @@ import (
 // internal/app read the registry (Formats, FormatByName, Providers)
 // instead of naming formats.
 type Format struct {
-	// Name identifies the format to the wiring: internal/app builds one
-	// interceptor per name, and the proxy finds it by this name.
+	// Name identifies the format to the wiring: the proxy finds the
+	// format's interceptor by this name.
 	Name string
+	// ReadAs names the registered format whose reading this one shares:
+	// a format that is another's wire format under other routes, provider
+	// or credential (Azure OpenAI's chat completions are OpenAI's) is read
+	// by that format's codec or interceptor, one instance for both, and
+	// brings no reader of its own. Empty is the format's own Name.
+	ReadAs string
 	// Provider is the upstreams' provider that serves the format, as an
 	// upstream's provider setting spells it.
 	Provider string
@@ -79,8 +85,10 @@ func AnthropicErrorShape(status int, _, code, message string) []byte {
 // out.
 const DefaultProvider = "openai"
 
-// formats are the registered formats in registration order (the order
-// of the format_*.go files).
+// formats are the registered formats in registration order: the
+// initialisation order of the format_*.go files' variables, in which a
+// format read as another (ReadAs: ChatFormat.Name) comes after
+// that format.
 var formats []*Format
 
 // register adds f to the registry (NewFormat). A bad pattern or a second
@@ -96,6 +104,11 @@ func register(f Format) *Format {
 			panic("providers: format " + p.Name + " registered twice")
 		}
 	}
+	if p.ReadAs != p.Name {
+		if r := FormatByName(p.ReadAs); r == nil || r.ReadAs != r.Name {
+			panic("providers: format " + p.Name + " is read as " + p.ReadAs + ", which is no format read as itself registered before it")
+		}
+	}
 	formats = append(formats, p)
 	return p
 }
@@ -106,6 +119,9 @@ func register(f Format) *Format {
 func NewFormat(f Format) (*Format, error) {
 	if f.Name == "" || f.Provider == "" || f.Error == nil || f.MetricLabel == "" || f.Auth.Header == "" || len(f.Routes) == 0 {
 		return nil, fmt.Errorf("providers: format %q is missing a part", f.Name)
+	}
+	if f.ReadAs == "" {
+		f.ReadAs = f.Name
 	}
 	f.Routes = append([]Route(nil), f.Routes...)
 	for i := range f.Routes {

@@ -172,12 +172,21 @@ func TestRegisteredFormats(t *testing.T) {
 			t.Errorf("format %s is not registered", want)
 		}
 	}
-	got, seen := Providers(), map[string]int{}
+	got := Providers()
+	seen := map[string]bool{}
 	for _, p := range got {
-		seen[p]++
+		if seen[p] {
+			t.Errorf("Providers() = %v names %s twice", got, p)
+		}
+		seen[p] = true
 	}
-	if len(got) < 3 || got[0] != "openai" || got[1] != "anthropic" || seen["gemini"] != 1 || len(seen) != len(got) {
-		t.Errorf("Providers() = %v, want openai, anthropic first, gemini, each once", got)
+	for _, want := range []string{"openai", "anthropic", "gemini", "azure"} {
+		if !seen[want] {
+			t.Errorf("Providers() = %v, want %s among them", got, want)
+		}
+	}
+	if len(got) == 0 || got[0] != DefaultProvider {
+		t.Errorf("Providers() = %v, want the default provider %s first", got, DefaultProvider)
 	}
 	if ProviderFormat(DefaultProvider) == nil {
 		t.Errorf("the default provider %s serves no format", DefaultProvider)

@@ -29,7 +29,7 @@ func patternedFormats(t *testing.T) []*providers.Format {
 			Name: "azure-like", Provider: "p2", Auth: providers.Auth{Header: "api-key"},
 			Error: providers.OpenAIErrorShape, MetricLabel: "azure-like",
 			Routes: []providers.Route{
-				{Pattern: "/openai/deployments/{deployment}/chat/completions", Query: []providers.QueryParam{{Name: "api-version", Required: true}}},
+				{Pattern: "/openai/deployments/{deployment}/embeddings", Query: []providers.QueryParam{{Name: "api-version", Required: true}}},
 			},
 		},
 	} {

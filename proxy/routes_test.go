@@ -42,6 +42,11 @@ var closedProxyCases = map[string]routeCase{
 	"read chat, encoded slash":  {method: "POST", target: "/v1/chat%2Fcompletions", body: chatBody, upstream: "/v1/chat/completions"},
 	"read chat, encoded dots":   {method: "POST", target: "/v1/models/%2e%2e/chat/completions", body: chatBody, upstream: "/v1/chat/completions"},
 	"read chat, absolute-form":  {method: "POST", target: "http://x/v1/chat/completions", body: chatBody, upstream: "/v1/chat/completions"},
+	// Registered routes with a path parameter and a query read exactly
+	// as the literal ones; path and query go upstream as sent.
+	"read deployment chat":      {method: "POST", target: "/openai/deployments/gpt4o/chat/completions?api-version=2024-10-21", body: chatBody, upstream: "/openai/deployments/gpt4o/chat/completions?api-version=2024-10-21"},
+	"read deployment responses": {method: "POST", target: "/openai/deployments/gpt-5-mini/responses?api-version=2025-04-01-preview", body: responsesBody, upstream: "/openai/deployments/gpt-5-mini/responses?api-version=2025-04-01-preview"},
+	"read /openai/v1 chat":      {method: "POST", target: "/openai/v1/chat/completions", body: chatBody, upstream: "/openai/v1/chat/completions"},
 
 	// Listed non-generation routes, with their methods.
 	"models":                    {method: "GET", target: "/v1/models?limit=2", upstream: "/v1/models?limit=2"},
@@ -98,9 +103,9 @@ var closedProxyCases = map[string]routeCase{
 	"gemini stream, another alt":       {method: "POST", target: "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=proto", body: `{}`, status: 403, code: "route_not_guarded", shape: geminiShape},
 	"gemini v1 generate, GET":          {method: "GET", target: "/v1/models/gemini-2.5-pro:generateContent", status: 405, code: "method_not_allowed", shape: geminiShape, allow: "POST"},
 	"gemini v1 stream, GET, encoded":   {method: "GET", target: "/v1/models/gemini-2.5-pro%3AstreamGenerateContent", status: 405, code: "method_not_allowed", shape: geminiShape, allow: "POST"},
-	"azure deployment":                 {method: "POST", target: "/openai/deployments/gpt4o/chat/completions?api-version=2024-10-21", body: chatBody, status: 403, code: "route_not_guarded"},
+	"deployment without its version":   {method: "POST", target: "/openai/deployments/gpt4o/chat/completions", body: chatBody, status: 403, code: "route_not_guarded"},
+	"deployment, version twice":        {method: "POST", target: "/openai/deployments/gpt4o/chat/completions?api-version=1&api-version=2", body: chatBody, status: 403, code: "route_not_guarded"},
 	"prefixed base /api/v1":            {method: "POST", target: "/api/v1/chat/completions", body: chatBody, status: 403, code: "route_not_guarded"},
-	"prefixed base /openai/v1":         {method: "POST", target: "/openai/v1/chat/completions", body: chatBody, status: 403, code: "route_not_guarded"},
 	"legacy completions":               {method: "POST", target: "/v1/completions", body: `{}`, status: 403, code: "route_not_guarded"},
 	"anthropic legacy complete":        {method: "POST", target: "/v1/complete", body: `{}`, status: 403, code: "route_not_guarded", shape: anthropicShape},
 	"message batches":                  {method: "POST", target: "/v1/messages/batches", body: `{}`, status: 403, code: "route_not_guarded", shape: anthropicShape},

@@ -7,6 +7,7 @@ import (
 	"github.com/hookgate/hookgate/config"
 	"github.com/hookgate/hookgate/hooks"
 	"github.com/hookgate/hookgate/hooks/builtin"
+	"github.com/hookgate/hookgate/providers"
 )
 
 // buildEngine compiles the configured hooks with the built-in catalogue.
@@ -19,7 +20,7 @@ func buildEngine(cfg *config.Config, specs []hooks.Spec, log *slog.Logger, sv *s
 	}
 	judges := map[string]hooks.JudgeEndpoint{}
 	for i, u := range cfg.Upstreams {
-		ep := hooks.JudgeEndpoint{BaseURL: strings.TrimSuffix(u.BaseURL, "/") + "/v1", APIKey: u.APIKey}
+		ep := judgeEndpoint(u)
 		judges[u.Name] = ep
 		if i == 0 {
 			judges[""] = ep
@@ -38,4 +39,16 @@ func buildEngine(cfg *config.Config, specs []hooks.Spec, log *slog.Logger, sv *s
 		e.LimitExecutions(sv.hookSlots)
 	}
 	return e, nil
+}
+
+// judgeEndpoint is where a prompt hook reaches upstream u as an OpenAI
+// chat completions client: base_url and the path of the provider's chat
+// completions ("/openai/v1" on Azure OpenAI), else /v1, where
+// OpenAI-compatible APIs serve it.
+func judgeEndpoint(u config.Upstream) hooks.JudgeEndpoint {
+	base, ok := providers.ChatCompletionsBase(u.Provider)
+	if !ok {
+		base = "/v1"
+	}
+	return hooks.JudgeEndpoint{BaseURL: strings.TrimSuffix(u.BaseURL, "/") + base, APIKey: u.APIKey}
 }
