@@ -1,0 +1,152 @@
+//go:build agents
+
+package agents
+
+import (
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hookgate/hookgate/internal/apptest"
+	"github.com/hookgate/hookgate/providers"
+)
+
+// Gemini CLI (@google/gemini-cli, pinned in node/package.json) runs
+// headless with `gemini -p`, on Google's native Gemini API. What it needs
+// to run here:
+//   - GOOGLE_GEMINI_BASE_URL without a version (the SDK inside it adds
+//     /v1beta/models/{model}:{method}) and GEMINI_API_KEY (any key: it
+//     goes to the model in x-goog-api-key);
+//   - ~/.gemini/settings.json choosing the API-key login
+//     (security.auth.selectedType "gemini-api-key"): with the base URL set
+//     and no choice saved, the CLI picks its "gateway" login, which its
+//     headless mode refuses ("Invalid auth method selected", exit 41). The
+//     same file turns off usage statistics (they go to Google's logging
+//     service), telemetry and the update check and notice;
+//   - --yolo, which runs tools without asking, and --skip-trust, without
+//     which a folder it has not seen is untrusted and --yolo falls back to
+//     asking (which a headless run cannot).
+//
+// Per prompt it sends, on the default model, first a
+// :generateContent to a small model that asks for a JSON complexity score
+// (its model router), then one POST
+// :streamGenerateContent?alt=sse per step, carrying the whole
+// conversation (functionResponse parts for the tool results) with its
+// fifteen tools declared, among them run_shell_command {command}. It
+// prints the model's text on stdout.
+
+// geminiPrompt is what the user asks; the scripted model ignores it.
+const geminiPrompt = "Tidy up this directory."
+
+// geminiSettings is ~/.gemini/settings.json.
+const geminiSettings = `{
+  "security": {"auth": {"selectedType": "gemini-api-key"}},
+  "privacy": {"usageStatisticsEnabled": false},
+  "telemetry": {"enabled": false},
+  "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
+  "tools": {"useRipgrep": false}
+}
+`
+
+// geminiKey is the key the CLI sends; it passes through to the model.
+const geminiKey = "gemini-hookgate-agent-suite"
+
+// newGeminiRun is newRun with the scripted model also answering Gemini's
+// native routes.
+func newGeminiRun(t *testing.T) *run {
+	t.Helper()
+	r := newRun(t)
+	r.Mock.Handle(r.Script().GeminiHandler())
+	return r
+}
+
+// startGeminiGate puts a hookgate whose upstream for Google's API is the
+// scripted model in front of the run, with the suite's policy. A hookgate
+// that has no gemini provider skips the test, loudly: it cannot judge
+// Gemini CLI's calls, and the control run (TestGeminiCLIDirect) still
+// shows the harness works.
+func startGeminiGate(t *testing.T, r *run) {
+	t.Helper()
+	if !providers.KnownProvider("gemini") {
+		t.Skipf("SKIPPED: hookgate has no `gemini` provider (known: %s), so it does not serve Google's native API "+
+			"(/v1beta/models/{model}:streamGenerateContent) and refuses Gemini CLI's requests as unread_format; "+
+			"this test runs once providers registers the Gemini format", strings.Join(providers.Providers(), ", "))
+	}
+	doc := "listen: 127.0.0.1:0\nadmin:\n  listen: 127.0.0.1:0\n" +
+		"upstreams:\n" +
+		"  - name: gemini\n    provider: gemini\n    base_url: " + r.Direct + "\n" +
+		suitePolicy
+	r.Gate = apptest.Start(t, doc, "agents-gemini.yaml", io.Discard, slog.LevelInfo).URL()
+}
+
+// gemini runs `gemini -p` against base and returns what it printed.
+func gemini(t *testing.T, r *run, base string) string {
+	t.Helper()
+	dir := filepath.Join(r.Home, ".gemini")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(geminiSettings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{
+		"GOOGLE_GEMINI_BASE_URL=" + base,
+		"GEMINI_API_KEY=" + geminiKey,
+		"TMPDIR=" + t.TempDir(),
+	}
+	args := []string{"-p", geminiPrompt, "--yolo", "--skip-trust", "--output-format", "text"}
+	return execOffline(t, r, nodeBin(t, "gemini"), args, env)
+}
+
+// Straight against the scripted model, both commands run through
+// run_shell_command and the final answer is printed: the control that
+// shows the harness drives Gemini CLI, and that the checks through
+// hookgate can fail.
+func TestGeminiCLIDirect(t *testing.T) {
+	r := newGeminiRun(t)
+	out := gemini(t, r, r.Direct)
+	assertDirect(t, r, out)
+	if !strings.Contains(out, finalAnswer) {
+		t.Errorf("control: the user's output lacks the model's answer %q:\n%s", finalAnswer, out)
+	}
+	assertGeminiWire(t, r)
+}
+
+// Through hookgate: the allowed command ran, the recursive delete was
+// blocked (the marker survived), Gemini CLI ended cleanly (exit 0) and
+// what it printed shows the block note and the disclaimer.
+func TestGeminiCLIThroughGate(t *testing.T) {
+	r := newGeminiRun(t)
+	startGeminiGate(t, r)
+	out := gemini(t, r, r.Gate)
+	assertThroughGate(t, r, out)
+	assertGeminiWire(t, r)
+}
+
+// assertGeminiWire checks that every request Gemini CLI made was one of
+// Google's native model calls with the key in x-goog-api-key, and that the
+// scripted conversation went through its streamed route.
+func assertGeminiWire(t *testing.T, r *run) {
+	t.Helper()
+	streamed := 0
+	for _, req := range r.Mock.Requests() {
+		_, method, ok := strings.Cut(req.Path, ":")
+		switch {
+		case !ok || !strings.HasPrefix(req.Path, "/v1beta/models/"):
+			t.Errorf("Gemini CLI sent a request the suite does not expect: %s %s", req.Method, req.Path)
+		case method == "streamGenerateContent" && strings.Contains(req.URI, "alt=sse"):
+			streamed++
+		case method != "generateContent" && method != "countTokens":
+			t.Errorf("Gemini CLI called a method the suite does not expect: %s %s", req.Method, req.Path)
+		}
+		if req.Header.Get("x-goog-api-key") != geminiKey {
+			t.Errorf("%s %s: the key did not arrive in x-goog-api-key", req.Method, req.Path)
+		}
+	}
+	if streamed == 0 {
+		t.Errorf("no :streamGenerateContent?alt=sse request reached the model:\n%s", r.requestLog())
+	}
+}
