@@ -54,9 +54,9 @@ func TestParseReportsEveryProblemWithItsLine(t *testing.T) {
 	}{
 		{"typo in a key", "listen: 127.0.0.1:1\nupstreams:\n  - name: a\n    base_ur: http://x\n", []string{`c.yaml:4: unknown key "base_ur"`}},
 		{"typo in a hook key", "upstreams:\n  - {name: a, base_url: 'http://x'}\nhooks:\n  - id: x\n    event: pre_tool_use\n    matchr: foo\n", []string{`c.yaml:6: unknown key "matchr"`}},
-		{"bad values", "listen: nope\nupstreams:\n  - name: a\n    provider: gemini\n    base_url: ftp://x\n  - name: a\n    base_url: http://h/v1\n", []string{
+		{"bad values", "listen: nope\nupstreams:\n  - name: a\n    provider: vertex\n    base_url: ftp://x\n  - name: a\n    base_url: http://h/v1\n", []string{
 			"c.yaml:1: listen: want host:port",
-			`c.yaml:4: upstreams[0].provider: unknown provider "gemini"`,
+			`c.yaml:4: upstreams[0].provider: unknown provider "vertex"`,
 			"c.yaml:5: upstreams[0].base_url: want an absolute http(s) URL",
 			`c.yaml:6: upstreams[1].name: duplicate upstream name "a"`,
 			"c.yaml:7: upstreams[1].base_url: leave /v1 out",

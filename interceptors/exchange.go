@@ -9,6 +9,7 @@ import (
 // Request is what the proxy knows of a request on an intercepted route.
 type Request struct {
 	Route    string // normalised path, e.g. /v1/chat/completions
+	Query    string // the raw query, when some format's route reads it (never logged: it may hold a key)
 	Upstream string // configured upstream name
 	Provider string // upstream's provider: openai | anthropic
 	Tenant   string // the tenant the request authenticated as ("" without tenants)

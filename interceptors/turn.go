@@ -8,38 +8,17 @@ import (
 	"time"
 
 	"github.com/hookgate/hookgate/hooks"
+	"github.com/hookgate/hookgate/providers"
 )
 
-// turn is one request of an agent loop, read out of any wire format: what
-// the request-side events need to know. Positions are those of the
-// format's own message list, so a turnEditor can find them again.
-type turn struct {
-	// HasAssistant reports an assistant message in the history: the
-	// session has begun.
-	HasAssistant bool
-	// Users are the user messages (position and text), in order; the last
-	// one is the newest prompt.
-	Users []turnMessage
-	// Results are the tool results the agent sends back, in order.
-	Results []turnResult
-	// Calls are the tool calls of the history, by id.
-	Calls map[string]turnCall
-}
-
-type turnMessage struct {
-	Pos  int
-	Text string
-}
-
-type turnResult struct {
-	CallID  string
-	Content string
-}
-
-type turnCall struct {
-	Name      string
-	Arguments string
-}
+// turn is one request of an agent loop, read out of any wire format
+// (providers.Turn).
+type (
+	turn        = providers.Turn
+	turnMessage = providers.TurnMessage
+	turnResult  = providers.TurnResult
+	turnCall    = providers.TurnCall
+)
 
 // turnEditor applies the hooks' contributions to a request body of one
 // wire format. Every edit returns a new body and keeps the rest of it.

@@ -37,6 +37,10 @@ type Format struct {
 	// refused request is answered in Error's shape: the format's routes
 	// and the provider's other generation routes beside them.
 	RefusalScope []string
+	// Codec, when set, reads the format for hookgate's format-neutral
+	// interceptor (interceptors.NewCodec): a format with a codec needs no
+	// interceptor of its own.
+	Codec Codec
 }
 
 // Auth is the header that carries an upstream credential: Header with the

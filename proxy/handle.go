@@ -115,6 +115,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	if kind == routeIntercepted {
 		req := &interceptors.Request{
 			Route:    x.path,
+			Query:    x.query,
 			Upstream: up.name,
 			Provider: up.provider,
 			Header:   func(name string) string { return string(ctx.Request.Header.Peek(name)) },

@@ -32,7 +32,11 @@ func (s *Server) refuseRoute(ctx *fasthttp.RequestCtx, d routeDecision) {
 
 	status := d.status()
 	code, message := refusalText(d, method, fmt.Sprintf("%q", shown))
-	if f := refusalShape(path, &ctx.Request.Header); f != nil {
+	f := d.format // a route of a format, asked with another method
+	if f == nil {
+		f = refusalShape(path, &ctx.Request.Header)
+	}
+	if f != nil {
 		ctx.Response.Reset()
 		ctx.SetStatusCode(status)
 		ctx.SetContentType("application/json")

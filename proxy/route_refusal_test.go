@@ -11,7 +11,7 @@ import (
 func TestRefusedRoutesAreLoggedAndCounted(t *testing.T) {
 	mock := echoUpstream(t)
 	s := startRouteStack(t, mock.URL(), denyHook)
-	rawRequest(t, s.app.URL(), "POST", "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse&key=AIza-SECRET-KEY", nil, `{}`)
+	rawRequest(t, s.app.URL(), "POST", "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=proto&key=AIza-SECRET-KEY", nil, `{}`)
 	rawRequest(t, s.app.URL(), "GET", "/v1/responses/resp_1?key=AIza-SECRET-KEY", nil, "")
 	rawRequest(t, s.app.URL(), "GET", "/v1/chat/completions", nil, "")
 	rawRequest(t, s.app.URL(), "POST", `/v1\chat\completions`, nil, `{}`)
@@ -23,7 +23,7 @@ func TestRefusedRoutesAreLoggedAndCounted(t *testing.T) {
 	}
 
 	log := s.log.String()
-	if strings.Contains(log, "SECRET") || strings.Contains(log, "alt=sse") {
+	if strings.Contains(log, "SECRET") || strings.Contains(log, "alt=proto") {
 		t.Errorf("the log names a query:\n%s", log)
 	}
 	for _, want := range []string{

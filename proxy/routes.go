@@ -138,7 +138,7 @@ func (r *router) decide(method string, normalised []byte, h *fasthttp.RequestHea
 		return routeDecision{kind: routePassthrough, upPath: path}
 	}
 	if read != nil {
-		return routeDecision{kind: routeRefused, reason: refusedMethod, allow: fasthttp.MethodPost}
+		return routeDecision{kind: routeRefused, reason: refusedMethod, allow: fasthttp.MethodPost, format: read}
 	}
 	if l, ok := matchListed(canon); ok {
 		if l.takes(method) {

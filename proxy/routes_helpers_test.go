@@ -113,11 +113,15 @@ type errorShape int
 const (
 	openAIShape errorShape = iota
 	anthropicShape
+	geminiShape
 )
 
 func (s errorShape) String() string {
-	if s == anthropicShape {
+	switch s {
+	case anthropicShape:
 		return "Anthropic"
+	case geminiShape:
+		return "Gemini"
 	}
 	return "OpenAI"
 }
@@ -131,6 +135,12 @@ func checkErrorShape(t *testing.T, what string, body []byte, shape errorShape, c
 		if gjson.GetBytes(body, "type").String() != "error" || gjson.GetBytes(body, "error.type").String() == "" ||
 			!strings.HasPrefix(gjson.GetBytes(body, "error.message").String(), code+": ") {
 			t.Errorf("%s: not an Anthropic error with code %s: %s", what, code, body)
+		}
+	case geminiShape:
+		e := gjson.GetBytes(body, "error")
+		if !e.IsObject() || e.Get("code").Type != gjson.Number || e.Get("status").String() == "" ||
+			!strings.HasPrefix(e.Get("message").String(), code+": ") {
+			t.Errorf("%s: not a Gemini error with code %s: %s", what, code, body)
 		}
 	default:
 		e := gjson.GetBytes(body, "error")

@@ -11,8 +11,8 @@ import (
 )
 
 // patternedFormats are formats whose routes carry path and query
-// parameters, as Gemini's and Azure OpenAI's will: the router must read
-// them exactly as it reads the literal routes of the registered formats.
+// parameters, on paths no registered format reads: the router must read
+// them exactly as it reads the routes of the registered formats.
 func patternedFormats(t *testing.T) []*providers.Format {
 	t.Helper()
 	var out []*providers.Format
@@ -21,8 +21,8 @@ func patternedFormats(t *testing.T) []*providers.Format {
 			Name: "gemini-like", Provider: "p1", Auth: providers.Auth{Header: "x-goog-api-key"},
 			Error: providers.OpenAIErrorShape, MetricLabel: "gemini-like",
 			Routes: []providers.Route{
-				{Pattern: "/v1beta/models/{model}:streamGenerateContent", Query: []providers.QueryParam{{Name: "alt", Values: []string{"sse"}}}},
-				{Pattern: "/v1beta/models/{model}:generateContent"},
+				{Pattern: "/v9/models/{model}:predictStream", Query: []providers.QueryParam{{Name: "alt", Values: []string{"sse"}}}},
+				{Pattern: "/v9/models/{model}:predict"},
 			},
 		},
 		{

@@ -92,11 +92,12 @@ var closedProxyCases = map[string]routeCase{
 	"anthropic file content":      {method: "GET", target: "/v1/files/file-abc/content", header: map[string]string{"anthropic-version": "2023-06-01"}, status: 403, code: "route_not_guarded", shape: anthropicShape},
 
 	// Formats hookgate does not read yet.
-	"gemini stream":                    {method: "POST", target: "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse", body: `{}`, status: 403, code: "route_not_guarded"},
-	"gemini generate":                  {method: "POST", target: "/v1beta/models/gemini-2.5-pro:generateContent", body: `{}`, status: 403, code: "route_not_guarded"},
-	"gemini v1 generate":               {method: "POST", target: "/v1/models/gemini-2.5-pro:generateContent", body: `{}`, status: 403, code: "route_not_guarded"},
-	"gemini v1 generate, GET":          {method: "GET", target: "/v1/models/gemini-2.5-pro:generateContent", status: 403, code: "route_not_guarded"},
-	"gemini v1 stream, GET, encoded":   {method: "GET", target: "/v1/models/gemini-2.5-pro%3AstreamGenerateContent", status: 403, code: "route_not_guarded"},
+	"gemini stream":                    {method: "POST", target: "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse", body: `{}`, upstream: "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse"},
+	"gemini generate":                  {method: "POST", target: "/v1beta/models/gemini-2.5-pro:generateContent", body: `{}`, upstream: "/v1beta/models/gemini-2.5-pro:generateContent"},
+	"gemini v1 generate":               {method: "POST", target: "/v1/models/gemini-2.5-pro:generateContent", body: `{}`, upstream: "/v1/models/gemini-2.5-pro:generateContent"},
+	"gemini stream, another alt":       {method: "POST", target: "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=proto", body: `{}`, status: 403, code: "route_not_guarded", shape: geminiShape},
+	"gemini v1 generate, GET":          {method: "GET", target: "/v1/models/gemini-2.5-pro:generateContent", status: 405, code: "method_not_allowed", shape: geminiShape, allow: "POST"},
+	"gemini v1 stream, GET, encoded":   {method: "GET", target: "/v1/models/gemini-2.5-pro%3AstreamGenerateContent", status: 405, code: "method_not_allowed", shape: geminiShape, allow: "POST"},
 	"azure deployment":                 {method: "POST", target: "/openai/deployments/gpt4o/chat/completions?api-version=2024-10-21", body: chatBody, status: 403, code: "route_not_guarded"},
 	"prefixed base /api/v1":            {method: "POST", target: "/api/v1/chat/completions", body: chatBody, status: 403, code: "route_not_guarded"},
 	"prefixed base /openai/v1":         {method: "POST", target: "/openai/v1/chat/completions", body: chatBody, status: 403, code: "route_not_guarded"},

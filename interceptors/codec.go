@@ -1,0 +1,110 @@
+package interceptors
+
+import (
+	"context"
+	"io"
+
+	"github.com/hookgate/hookgate/hooks"
+	"github.com/hookgate/hookgate/providers"
+)
+
+// Codec reads every wire format that brings a providers.Codec: the same
+// hook events as the other routes, with the same semantics, over the
+// codec's neutral reading of requests and frames. It knows no format; a
+// format is added to hookgate as codec files and a registration
+// (providers.Format.Codec).
+//
+// A tool call reaches the codec's frames whole (Gemini, Ollama). A frame
+// that carries calls is held until every one is judged; frames after it
+// wait behind it, so the client reads them in the order they came. A
+// blocked call is taken out of its frame and its note, like
+// pre_response's text, joins the answer where it ends (codec_stream.go).
+// on_block: retry is not offered: a blocked call is answered with its
+// note.
+type Codec struct {
+	// loop is the agent-loop machinery every wire format shares.
+	loop  *Chat
+	codec providers.Codec
+}
+
+var _ Interceptor = (*Codec)(nil)
+
+// NewCodec returns the interceptor of the format codec reads.
+func NewCodec(opts Options, codec providers.Codec) *Codec {
+	return &Codec{loop: NewChat(opts), codec: codec}
+}
+
+// Begin reads the request and fires the request-side events.
+func (c *Codec) Begin(ctx context.Context, req *Request) (Exchange, error) {
+	loop := c.loop
+	if !loop.active() {
+		return &codecExchange{c: c, body: req.Body}, nil
+	}
+	if loop.opts.Admit != nil {
+		if err := loop.opts.Admit(ctx); err != nil {
+			return nil, &RequestError{Status: 503, Type: "server_error", Code: "audit_unavailable",
+				Message: "hookgate cannot record hook decisions right now, so it runs no hooks and forwards nothing; retry shortly", Err: err}
+		}
+	}
+	view, err := c.codec.ParseRequest(req.Route, req.Query, req.Body)
+	if err != nil {
+		return nil, &RequestError{Status: 400, Type: "invalid_request_error", Code: "invalid_json",
+			Message: "hookgate could not read the request body, and its hooks must read it", Err: err}
+	}
+	x := &codecExchange{c: c, body: req.Body, view: view, hooked: true}
+	x.engine = loop.opts.Engine
+	x.id = loop.identify(req, view.User(), view.Model(), view.System(), view.FirstUserText())
+	x.id.provider = c.codec.Provider()
+	body, blocked, err := loop.prepareTurn(ctx, &x.exchangeState, view.Turn, view, req.Body)
+	switch {
+	case err != nil:
+		return nil, err
+	case blocked != "":
+		ct, b := view.Answer(blocked)
+		x.reply = &Reply{Status: 200, ContentType: ct, Body: b}
+	default:
+		x.body = body
+	}
+	return x, nil
+}
+
+// codecExchange is one request of a codec's format and its response.
+type codecExchange struct {
+	c      *Codec
+	body   []byte
+	view   providers.CodecRequest
+	hooked bool
+	reply  *Reply
+	exchangeState
+}
+
+var (
+	_ Exchange = (*codecExchange)(nil)
+	_ Timer    = (*codecExchange)(nil)
+)
+
+func (x *codecExchange) Body() []byte  { return x.body }
+func (x *codecExchange) Reply() *Reply { return x.reply }
+
+func (x *codecExchange) RelayStream(ctx context.Context, upstream io.Reader, client Sink) error {
+	return newCodecStream(x, client).run(ctx, upstream)
+}
+
+func (x *codecExchange) FinishPlain(ctx context.Context, body []byte) ([]byte, error) {
+	if !x.c.loop.watchesResponse(x.hooked) {
+		return body, nil
+	}
+	return x.finishPlain(ctx, body)
+}
+
+func (x *codecExchange) held(delta int) {
+	if m := x.c.loop.opts.Metrics; m != nil {
+		m.Held(delta)
+	}
+}
+
+func (x *codecExchange) countToolCall(tool string, d hooks.Decision) {
+	if m := x.c.loop.opts.Metrics; m != nil {
+		m.ToolCall(tool, string(d))
+	}
+}

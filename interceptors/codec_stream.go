@@ -1,0 +1,341 @@
+package interceptors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/hookgate/hookgate/hooks"
+	"github.com/hookgate/hookgate/providers"
+)
+
+// codecStream relays one streamed response of a codec's format while
+// hooks watch it, over the codec's neutral frames.
+//
+// Frames go to the client in the order they came. A frame with calls is
+// held until pre_tool_use has judged each of them, concurrently and while
+// the stream goes on; every frame after a held one waits behind it. The
+// frame that ends the answer waits too, until the calls before it are
+// out: only then is it known whether the answer is final, and the notes of
+// the blocked calls and pre_response's text join it (EditFrame).
+//
+// A judged frame goes out as the bytes that came when all its calls are
+// allowed unchanged; otherwise re-encoded, blocked calls taken out and
+// rewritten ones given their new arguments. A frame left with nothing
+// once its calls are out is dropped. A stream is complete only once its
+// answer ended (or the upstream sent its own error); one that stops
+// before, or that the codec cannot read, ends with the format's error
+// frame, and what was still held is never written.
+type codecStream struct {
+	x      *codecExchange
+	client Sink
+	codec  providers.Codec
+	stream providers.CodecStream
+
+	queue   []*codecFrame // frames waiting behind a held one, in order
+	judged  chan *codecCall
+	judging int
+	scratch providers.CodecFrame // the frame being read, when not held
+
+	calls, survived int
+	text            []byte // the answer text the client was shown
+	added           answerAdditions
+	ended           bool   // a frame that ends the answer was seen
+	final           bool   // the answer ended with no call reaching the client
+	shown           []byte // what stop reads, once the answer is final
+	relayed         int64
+	out             []byte // bytes for the client, reused
+}
+
+// codecFrame is a frame on its way to the client. A held one owns its
+// bytes; one passed at once aliases the codec's buffer.
+type codecFrame struct {
+	raw, payload []byte
+	f            providers.CodecFrame
+	calls        []*codecCall
+	pending      int // calls not judged yet
+}
+
+// codecCall is one call of a held frame.
+type codecCall struct {
+	frame *codecFrame
+	i     int
+	v     verdict
+}
+
+func newCodecStream(x *codecExchange, client Sink) *codecStream {
+	s := &codecStream{x: x, client: client, codec: x.c.codec, judged: make(chan *codecCall, 16)}
+	return s
+}
+
+// run relays the stream until it has ended and every held frame is out,
+// the client has gone, or ctx is done. An exchange whose response no hook
+// watches is relayed as it comes.
+func (s *codecStream) run(ctx context.Context, upstream io.Reader) error {
+	opts := &s.x.c.loop.opts
+	if !s.x.c.loop.watchesResponse(s.x.hooked) {
+		return relayRaw(ctx, upstream, s.client, opts.MaxStreamBytes)
+	}
+	s.stream = s.codec.NewStream(s.x.view, opts.MaxEventBytes)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	reads := startUpstreamReads(ctx, upstream)
+	heartbeat := time.NewTicker(opts.Heartbeat)
+	defer heartbeat.Stop()
+	err := serveHeld(ctx, s, s.judged, &s.judging, func(c *codecCall) { c.frame.pending-- }, reads, heartbeat.C)
+	// Stop the hooks still running and wait for them, so no goroutine
+	// outlives the stream.
+	cancel()
+	for ; s.judging > 0; s.judging-- {
+		<-s.judged
+	}
+	for _, fr := range s.queue {
+		s.x.held(-len(fr.calls)) // never written: truncated, failed or abandoned
+	}
+	return err
+}
+
+// onRead takes one read of the upstream body.
+func (s *codecStream) onRead(ctx context.Context, r readResult) error {
+	if r.n == 0 {
+		return nil
+	}
+	start := time.Now()
+	defer func() { s.x.work += time.Since(start) }()
+	s.relayed += int64(r.n)
+	if max := s.x.c.loop.opts.MaxStreamBytes; max > 0 && s.relayed > max {
+		return s.fail("stream_too_large", fmt.Sprintf("the upstream stream exceeded hookgate's limit of %d bytes (limits.max_stream_bytes)", max), errStreamTooLarge)
+	}
+	s.stream.Feed((*r.buf)[:r.n])
+	if err := s.drain(ctx); err != nil {
+		return err
+	}
+	return s.client.Flush()
+}
+
+// onEnd handles the end of the upstream body: the last frames, then a
+// truncation error for a stream whose answer never ended or whose framing
+// is unfinished.
+func (s *codecStream) onEnd(ctx context.Context, readErr error) error {
+	if !errors.Is(readErr, io.EOF) {
+		return s.fail("stream_truncated", "the upstream connection failed before the stream finished", fmt.Errorf("%w: %v", ErrTruncated, readErr))
+	}
+	s.stream.End()
+	if err := s.drain(ctx); err != nil {
+		return err
+	}
+	if s.stream.Truncated() {
+		return s.fail("stream_truncated", "the upstream stream ended inside a frame", ErrTruncated)
+	}
+	if !s.ended {
+		return s.fail("stream_truncated", "the upstream stream ended before its answer did", ErrTruncated)
+	}
+	return nil
+}
+
+// drain reads every whole frame buffered in the codec.
+func (s *codecStream) drain(ctx context.Context) error {
+	for {
+		raw, payload, ok, err := s.stream.Next()
+		if err != nil {
+			return s.fail("unreadable_event", "hookgate refused the upstream stream: "+err.Error(), err)
+		}
+		if !ok {
+			return nil
+		}
+		if err := s.onFrame(ctx, raw, payload); err != nil {
+			return err
+		}
+	}
+}
+
+// onFrame routes one frame. A frame is refused (the stream ends with the
+// error frame) when the codec cannot read it, when it names a call after
+// the answer ended, or when it carries more calls or larger arguments
+// than hookgate holds.
+func (s *codecStream) onFrame(ctx context.Context, raw, payload []byte) error {
+	f := &s.scratch
+	if err := s.codec.DecodeFrame(payload, f); err != nil {
+		if providers.IsAmbiguousKey(err) {
+			return s.fail("unreadable_event", "the upstream sent a frame whose keys clients read differently, so what it carries could not be judged", err)
+		}
+		return s.fail("unreadable_event", refusedUnreadable, err)
+	}
+	if s.ended && (len(f.Calls) > 0 || len(f.Text) > 0) {
+		return s.fail("event_after_end", refusedAfterEnd, errEventAfterEnd)
+	}
+	s.keepText(f.Text)
+	if f.Ends {
+		s.ended = true
+	}
+	if len(f.Calls) == 0 && !f.Ends {
+		if len(s.queue) > 0 {
+			s.queue = append(s.queue, &codecFrame{raw: clone(raw), payload: clone(payload), f: providers.CodecFrame{Meaningful: true}})
+			return nil
+		}
+		s.out = s.stream.Raw(s.out[:0], raw, payload)
+		_, err := s.client.Write(s.out)
+		return err
+	}
+	return s.hold(ctx, raw, payload)
+}
+
+// hold queues a frame that carries calls or ends the answer, on bytes of
+// its own, and starts judging its calls.
+func (s *codecStream) hold(ctx context.Context, raw, payload []byte) error {
+	fr := &codecFrame{raw: clone(raw), payload: clone(payload)}
+	if err := s.codec.DecodeFrame(fr.payload, &fr.f); err != nil {
+		return s.fail("unreadable_event", refusedUnreadable, err)
+	}
+	limits := &s.x.c.loop.opts.ToolLimits
+	if s.calls+len(fr.f.Calls) > maxOr(limits.MaxCalls, providers.DefaultMaxToolCalls) {
+		return s.fail("invalid_tool_call", fmt.Sprintf("the upstream sent more than %d tool calls in one answer", maxOr(limits.MaxCalls, providers.DefaultMaxToolCalls)), providers.ErrTooManyToolCalls)
+	}
+	for i := range fr.f.Calls {
+		if n, limit := len(fr.f.Calls[i].Args), maxOr(limits.MaxArgumentsBytes, providers.DefaultMaxToolArguments); n > limit {
+			err := fmt.Errorf("tool call %s: arguments of %d bytes, limit %d: %w", fr.f.Calls[i].Name, n, limit, providers.ErrArgumentsTooLarge)
+			return s.fail("invalid_tool_call", "the upstream sent a tool call hookgate cannot hold: "+err.Error(), err)
+		}
+	}
+	s.calls += len(fr.f.Calls)
+	s.x.held(len(fr.f.Calls))
+	s.queue = append(s.queue, fr)
+	for i := range fr.f.Calls {
+		c := &codecCall{frame: fr, i: i}
+		fr.calls = append(fr.calls, c)
+		if !s.x.c.loop.has(hooks.PreToolUse) {
+			c.v = verdict{Decision: hooks.Allow, Arguments: fr.f.Calls[i].Args}
+			continue
+		}
+		fr.pending++
+		s.judging++
+		ev := s.x.callEvent(&fr.f.Calls[i])
+		args := fr.f.Calls[i].Args
+		go func() {
+			c.v = judgeToolCall(ctx, s.x.c.loop.opts.Engine, ev, args)
+			s.judged <- c
+		}()
+	}
+	return s.flush(ctx)
+}
+
+// flush writes the frames at the head of the queue whose calls are all
+// judged.
+func (s *codecStream) flush(ctx context.Context) error {
+	for len(s.queue) > 0 && s.queue[0].pending == 0 {
+		fr := s.queue[0]
+		s.queue = s.queue[1:]
+		if err := s.emit(ctx, fr); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// emit writes one judged frame: as it came, or re-encoded with the
+// decisions on its calls and, at the end of the answer, the notes and
+// pre_response's text.
+func (s *codecStream) emit(ctx context.Context, fr *codecFrame) error {
+	edits, kept := s.x.decide(fr.f.Calls, verdictsOf(fr.calls), &s.added)
+	s.survived += kept
+	s.x.held(-len(fr.calls))
+	text := ""
+	if fr.f.Ends && !fr.f.Error {
+		shown, disclaimer, err := s.x.c.loop.settleAnswer(ctx, &s.x.exchangeState, &s.added, s.text, s.survived == 0, true)
+		if err != nil {
+			return s.fail("hook_failed", err.Error(), errHookFailed)
+		}
+		text = s.added.joined(disclaimer, len(s.text) > 0)
+		s.added = answerAdditions{}
+		if s.survived == 0 {
+			s.final, s.shown = true, shown
+		}
+	}
+	if len(edits) == 0 && text == "" {
+		s.out = s.stream.Raw(s.out[:0], fr.raw, fr.payload)
+		_, err := s.client.Write(s.out)
+		return err
+	}
+	if kept == 0 && text == "" && !fr.f.Meaningful {
+		return nil // nothing but blocked calls: nothing to write
+	}
+	payload, err := s.codec.EditFrame(fr.payload, &fr.f, edits, text)
+	if err != nil {
+		return s.fail("hookgate_error", "hookgate could not re-encode a frame", err)
+	}
+	s.out = s.stream.Frame(s.out[:0], payload)
+	_, err = s.client.Write(s.out)
+	return err
+}
+
+// finish ends the stream once the upstream is done and every frame is
+// out: the format's closing bytes, then stop for a final answer.
+func (s *codecStream) finish(ctx context.Context) error {
+	if err := s.flush(ctx); err != nil {
+		return err
+	}
+	s.out = s.stream.Close(s.out[:0])
+	if _, err := s.client.Write(s.out); err != nil {
+		return err
+	}
+	if err := s.client.Flush(); err != nil {
+		return err
+	}
+	if s.final {
+		s.x.c.loop.answered(ctx, s.x.id, string(s.shown))
+	}
+	return nil
+}
+
+func (s *codecStream) holding() bool { return len(s.queue) > 0 && s.queue[0].pending > 0 }
+
+// heartbeat tells the client a call is held, where the format has a way.
+func (s *codecStream) heartbeat() error {
+	hb := s.stream.Heartbeat()
+	if hb == nil {
+		return nil
+	}
+	if _, err := s.client.Write(hb); err != nil {
+		return err
+	}
+	return s.client.Flush()
+}
+
+func (s *codecStream) flushClient() error { return s.client.Flush() }
+
+// fail tells the client, in-band, why the stream stops, and returns
+// cause. Nothing is written after it.
+func (s *codecStream) fail(code, message string, cause error) error {
+	s.out = s.stream.ErrorFrame(s.out[:0], code, message)
+	if _, err := s.client.Write(s.out); err != nil {
+		return err
+	}
+	if err := s.client.Flush(); err != nil {
+		return err
+	}
+	return cause
+}
+
+// keepText adds answer text to what the client was shown, up to the cap.
+func (s *codecStream) keepText(t []byte) {
+	if len(t) > 0 && len(s.text) < maxAnswerText {
+		s.text = appendCapped(s.text, t, maxAnswerText)
+	}
+}
+
+func verdictsOf(calls []*codecCall) []verdict {
+	out := make([]verdict, len(calls))
+	for i, c := range calls {
+		out[i] = c.v
+	}
+	return out
+}
+
+func maxOr(n, def int) int {
+	if n > 0 {
+		return n
+	}
+	return def
+}

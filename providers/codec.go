@@ -1,0 +1,161 @@
+package providers
+
+// Codec reads and writes one wire format for hookgate's format-neutral
+// interceptor (interceptors.NewCodec): the request as a Turn and its
+// edits, the response as frames of neutral parts (text, whole tool calls,
+// the end of the answer, the upstream's error) and the encodings of
+// hookgate's decisions. A format whose Format.Codec is set is read through
+// it; the interceptors know nothing else of the format.
+//
+// A codec is the format's canonical-form gate as well: whatever a client
+// of the format could read as a tool call, its decoding reports as a call
+// or refuses (ErrDuplicateKey, ErrKeySpelling, ErrInvalidJSON), so that
+// no call reaches a client unjudged.
+type Codec interface {
+	// Provider is the provider hook events name ("gemini").
+	Provider() string
+	// ParseRequest reads a request body sent to path (normalised) with
+	// the raw query. It fails for a body the format's hooks cannot read.
+	ParseRequest(path, query string, body []byte) (CodecRequest, error)
+	// DecodeFrame reads one frame's payload (a streamed frame, or a whole
+	// non-streamed response body) into f, reusing f's storage.
+	DecodeFrame(payload []byte, f *CodecFrame) error
+	// EditFrame encodes hookgate's decisions on a decoded frame: the calls
+	// of f named by edits removed or given new arguments, and text (when
+	// not empty) appended to the answer it carries. It returns a new
+	// payload; everything it does not edit keeps its bytes.
+	EditFrame(payload []byte, f *CodecFrame, edits []CallEdit, text string) ([]byte, error)
+	// NewStream returns the reader and writer of one streamed response.
+	NewStream(req CodecRequest, maxFrame int) CodecStream
+	// ErrorBody renders an error hookgate answers in the format's shape.
+	ErrorBody(status int, code, message string) []byte
+}
+
+// CodecRequest is one request as a codec read it.
+type CodecRequest interface {
+	// Model, User and System identify the request (model name, end-user
+	// id, the agent's system text); FirstUserText is the first prompt.
+	Model() string
+	User() string
+	System() string
+	FirstUserText() string
+	// Streamed reports a request for a streamed response.
+	Streamed() bool
+	// Turn is the request's agent-loop turn.
+	Turn() *Turn
+	// ReplaceToolResult, AppendToMessage and InjectSystem edit the body
+	// (see Turn): each returns a new body and keeps the rest of it.
+	ReplaceToolResult(body []byte, callID, content string) ([]byte, error)
+	AppendToMessage(body []byte, pos int, text string) ([]byte, error)
+	InjectSystem(body []byte, text string, afterAgentSystem bool) ([]byte, error)
+	// Answer is a complete response, in the request's mode (streamed or
+	// not), whose final answer is text: hookgate's answer to a request it
+	// does not forward.
+	Answer(text string) (contentType string, body []byte)
+}
+
+// CodecStream splits one streamed response into frames and frames what
+// hookgate writes to the client.
+type CodecStream interface {
+	// Feed adds bytes read from the upstream; End says there are no more.
+	Feed(b []byte)
+	End()
+	// Next returns the next whole frame: raw is its bytes as they came,
+	// payload the JSON it carries. ok is false when more bytes are needed
+	// (or, after End, when none are left). An error ends the stream: the
+	// bytes cannot be read as the format's frames.
+	Next() (raw, payload []byte, ok bool, err error)
+	// Truncated reports, after End, bytes that make no whole frame, or a
+	// stream whose framing never closed (a JSON array without its ']').
+	Truncated() bool
+	// Raw is what the client gets for a frame passed on untouched: raw
+	// itself, or the payload framed again where the framing is hookgate's
+	// (an array stream's separators).
+	Raw(dst, raw, payload []byte) []byte
+	// Frame appends a payload hookgate wrote, framed for the client.
+	Frame(dst, payload []byte) []byte
+	// Close appends what ends the client's stream after its last frame
+	// (an array stream's ']'); nothing for most formats.
+	Close(dst []byte) []byte
+	// ErrorFrame appends the in-band error that ends a failed stream.
+	ErrorFrame(dst []byte, code, message string) []byte
+	// Heartbeat is what tells the client a call is being held, or nil
+	// when no client of the format reads such a thing safely.
+	Heartbeat() []byte
+	// ContentType is the response's media type.
+	ContentType() string
+}
+
+// CodecFrame is one decoded frame: what the neutral interceptor needs of
+// it. Fields alias the decoded payload and are valid while it is.
+type CodecFrame struct {
+	// Calls are the whole tool calls it carries, in order.
+	Calls []CodecCall
+	// Text is the answer text it carries (thoughts excluded).
+	Text []byte
+	// Ends reports the frame that ends the answer (a finish reason, a
+	// done flag): after it, no call may come.
+	Ends bool
+	// Error reports the upstream's own in-band error: it ends the stream
+	// and goes to the client as it came.
+	Error bool
+	// Meaningful reports that the frame still says something once its
+	// calls are removed; a frame that carried only calls may be dropped.
+	Meaningful bool
+	// State is the codec's own reading of the frame, for EditFrame.
+	State any
+}
+
+// CodecCall is one whole tool call of a frame.
+type CodecCall struct {
+	// ID is the call's id as sent ("" when the format's call has none).
+	ID   string
+	Name string
+	// Args is the arguments object as sent ("" or nothing: no arguments).
+	Args []byte
+	// Key tells the call apart within the response, for audit keys, when
+	// it has no id (its position).
+	Key string
+}
+
+// CallEdit is hookgate's decision on one call of a frame: removed, or
+// given Args.
+type CallEdit struct {
+	Call   int // the call's index in CodecFrame.Calls
+	Remove bool
+	Args   []byte
+}
+
+// Turn is one request of an agent loop read out of any wire format: what
+// the request-side events need of it. Positions are those of the format's
+// own message list, so that the request's edits find them again.
+type Turn struct {
+	// HasAssistant reports an assistant message in the history: the
+	// session has begun.
+	HasAssistant bool
+	// Users are the user messages (position and text), in order; the last
+	// one is the newest prompt.
+	Users []TurnMessage
+	// Results are the tool results the agent sends back, in order.
+	Results []TurnResult
+	// Calls are the tool calls of the history, by id.
+	Calls map[string]TurnCall
+}
+
+// TurnMessage is a user message of a Turn.
+type TurnMessage struct {
+	Pos  int
+	Text string
+}
+
+// TurnResult is a tool result of a Turn, by the id of the call it answers.
+type TurnResult struct {
+	CallID  string
+	Content string
+}
+
+// TurnCall is a tool call of a Turn's history.
+type TurnCall struct {
+	Name      string
+	Arguments string
+}
