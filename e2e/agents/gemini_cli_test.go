@@ -37,7 +37,20 @@ import (
 // :streamGenerateContent?alt=sse per step, carrying the whole
 // conversation (functionResponse parts for the tool results) with its
 // fifteen tools declared, among them run_shell_command {command}. It
-// prints the model's text on stdout.
+// prints the model's text on stdout. It sends all its fetches through
+// HTTPS_PROXY (honouring NO_PROXY), so the network sentinel sees anything
+// it would send beyond loopback.
+//
+// How it reads answers (its bundled @google/genai): an SSE frame must be
+// one line `data: {json}` ended by a blank line; anything else before it
+// (an `event:` line, a `: comment`, `data:` without the space) stalls the
+// reader until "Incomplete JSON segment at the end", while blank lines
+// between frames are skipped. A 4xx answer in Google's error shape ends
+// the run at once (exit 1, the body printed); 429, 499 and 5xx are asked
+// again up to ten times with 5 to 30 s of backoff. A stream that ends
+// without a finishReason and without a call (a `data: {"error":…}` frame
+// reads as that) is asked again three times, then the CLI prints
+// "[ERROR] Model stream ended without a finish reason." and exits 0.
 
 // geminiPrompt is what the user asks; the scripted model ignores it.
 const geminiPrompt = "Tidy up this directory."
