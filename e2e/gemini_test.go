@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -289,6 +290,16 @@ func TestGeminiSessionContextAndDisclaimer(t *testing.T) {
 	if len(reqs) != 1 || !strings.Contains(gjson.GetBytes(reqs[0].Body, "systemInstruction.parts.0.text").String(), "House rules") {
 		t.Fatalf("the upstream was not sent the session context: %s", reqs[0].Body)
 	}
+
+	// An answer asked for as JSON is data a program parses: nothing is
+	// added to it.
+	structured := []byte(`{"candidates":[{"content":{"role":"model","parts":[{"text":"{\"model\":\"flash\"}"}]},"finishReason":"STOP"}]}`)
+	s.mock.Enqueue(mockupstream.JSON(200, structured))
+	status, _, got := rawPost(t, s.app.URL(), "/v1beta/models/gemini-2.5-flash:generateContent",
+		[]byte(`{"contents":[{"role":"user","parts":[{"text":"route me"}]}],"generationConfig":{"responseMimeType":"application/json"}}`), map[string]string{"x-goog-api-key": "k"})
+	if status != 200 || !bytes.Equal(got, structured) {
+		t.Fatalf("a structured answer was changed: %d %s", status, got)
+	}
 }
 
 // geminiSignatureOf is the thought signature of a recording's first call.
@@ -318,4 +329,40 @@ func geminiPlainBody(t *testing.T, sse []byte) []byte {
 	}
 	t.Fatal("no frame with a functionCall in the recording")
 	return nil
+}
+
+// With tenants, a Gemini client's virtual key in x-goog-api-key names its
+// tenant, whose hooks then judge the call; the key never travels upstream.
+func TestGeminiTenantKeyInGoogleHeader(t *testing.T) {
+	t.Setenv("E2E_GEMINI_KEY", "upstream-key")
+	t.Setenv("E2E_K_G", "vk-gemini")
+	mock := mockupstream.Start(t)
+	a := startApp(t, "listen: 127.0.0.1:0\nadmin:\n  listen: 127.0.0.1:0\nupstreams:\n  - name: google\n    provider: gemini\n    base_url: "+mock.URL()+"\n    api_key_env: E2E_GEMINI_KEY\ntenants:\n  - {id: g, keys_env: E2E_K_G}\n"+blockMultiply)
+	mock.Enqueue(mockupstream.Stream(geminiFixture(t, geminiParallel), chunkings[0]))
+	c, err := genai.NewClient(context.Background(), &genai.ClientConfig{
+		APIKey: "vk-gemini", Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: a.URL()},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := geminiStream(t, c)
+	if read.err != nil || strings.Join(read.names(), ",") != "add" {
+		t.Fatalf("genai read %v (err %v), want only add", read.names(), read.err)
+	}
+	reqs := mock.Requests()
+	if len(reqs) != 1 || reqs[0].Header.Get("X-Goog-Api-Key") != "upstream-key" || strings.Contains(string(reqs[0].URI), "vk-gemini") {
+		t.Fatalf("the upstream saw %d requests, key %q", len(reqs), reqs[0].Header.Get("X-Goog-Api-Key"))
+	}
+	for k, v := range reqs[0].Header {
+		if strings.Contains(strings.Join(v, ","), "vk-gemini") {
+			t.Fatalf("the virtual key travelled upstream in %s", k)
+		}
+	}
+	c2, _ := genai.NewClient(context.Background(), &genai.ClientConfig{
+		APIKey: "vk-unknown", Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: a.URL()},
+	})
+	var apiErr genai.APIError
+	if r := geminiStream(t, c2); !errors.As(r.err, &apiErr) || apiErr.Code != 401 || !strings.HasPrefix(apiErr.Message, "invalid_api_key: ") || len(r.calls) != 0 {
+		t.Fatalf("an unknown key: calls %v, error %#v, want Google's 401", r.names(), r.err)
+	}
 }

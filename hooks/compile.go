@@ -4,12 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"regexp"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/hookgate/hookgate/hooks/toolclass"
@@ -167,21 +164,9 @@ func Compile(specs []Spec, deps Deps, opts Options) (*Engine, error) {
 	return newEngine(built, deps.Logger, &opts), nil
 }
 
-// compileHook validates one entry and, when it is valid, builds its hook.
+// compileHook validates one entry, one concern at a time (entryChecks),
+// and, when it is valid, builds its hook.
 func compileHook(spec *Spec, index int, deps Deps, opts *Options) (*hook, []error) {
-	var errs []error
-	add := func(err error) { errs = append(errs, err) }
-
-	switch {
-	case spec.ID == "":
-		add(errors.New("id: required"))
-	case !hookIDPattern.MatchString(spec.ID):
-		add(fmt.Errorf("id %q: use letters, digits and _ . : / @ - (at most 128)", spec.ID))
-	}
-	eventOK := spec.Event.Valid()
-	if !eventOK {
-		add(fmt.Errorf("event: unknown event %q (want one of %v)", spec.Event, AllEvents))
-	}
 	h := &hook{
 		id:       spec.ID,
 		index:    index,
@@ -191,125 +176,11 @@ func compileHook(spec *Spec, index int, deps Deps, opts *Options) (*hook, []erro
 		trusted:  spec.Trusted,
 		mode:     Append,
 	}
-
-	// matcher
-	if m := spec.Matcher; m != "" && m != "*" {
-		if eventOK && !spec.Event.HasTool() {
-			add(fmt.Errorf("matcher: only pre_tool_use and post_tool_use have a tool name to match (event %s)", spec.Event))
-		}
-		re, err := regexp.Compile(m)
-		if err != nil {
-			add(fmt.Errorf("matcher: %w", err))
-		}
-		h.matcher = re
-	} else if m == "*" && len(spec.Classes) > 0 {
-		h.matcher = regexp.MustCompile(``) // "*" beside classes still matches every tool
+	var errs []error
+	for _, check := range entryChecks {
+		errs = append(errs, check(spec, h, opts)...)
 	}
 
-	// classes
-	if len(spec.Classes) > 0 && eventOK && !spec.Event.HasTool() {
-		add(fmt.Errorf("classes: only pre_tool_use and post_tool_use have a tool to classify (event %s)", spec.Event))
-	}
-	for i, name := range spec.Classes {
-		if !toolclass.Known(name) {
-			add(fmt.Errorf("classes[%d]: unknown tool class %q (want one of %v)", i, name, toolclass.Classes))
-			continue
-		}
-		if !slices.Contains(h.classes, toolclass.Class(name)) {
-			h.classes = append(h.classes, toolclass.Class(name))
-		}
-	}
-
-	// if_expr
-	if spec.IfExpr != "" {
-		c, err := compileCondition(spec.IfExpr, opts.CELCostLimit)
-		if err != nil {
-			add(err)
-		}
-		h.cond = c
-	}
-
-	// timeout_ms
-	switch {
-	case spec.TimeoutMS < 0:
-		add(fmt.Errorf("timeout_ms: %d is negative", spec.TimeoutMS))
-	case time.Duration(spec.TimeoutMS)*time.Millisecond > MaxTimeout:
-		add(fmt.Errorf("timeout_ms: %d exceeds %s", spec.TimeoutMS, MaxTimeout))
-	case spec.TimeoutMS > 0:
-		h.timeout = time.Duration(spec.TimeoutMS) * time.Millisecond
-	}
-
-	// on_timeout
-	if eventOK {
-		if spec.Event.Blocking() {
-			switch spec.OnTimeout {
-			case "", onTimeoutBlock:
-			case onTimeoutAllow:
-				h.failOpen = true
-			default:
-				add(fmt.Errorf("on_timeout: %q for blocking event %s: want block (default) or allow", spec.OnTimeout, spec.Event))
-			}
-		} else {
-			switch spec.OnTimeout {
-			case "", onTimeoutFail:
-			case onTimeoutSkip:
-				h.failOpen = true
-			default:
-				add(fmt.Errorf("on_timeout: %q for %s event %s: want fail (default) or skip", spec.OnTimeout, spec.Event.Class(), spec.Event))
-			}
-		}
-	}
-
-	// scope
-	switch kind, id, _ := strings.Cut(spec.Scope, ":"); {
-	case spec.Scope == "" || spec.Scope == "global":
-		if !spec.Trusted {
-			add(errors.New("scope: an untrusted (tenant) hook must be scoped to its tenant or an agent, not global"))
-		}
-	case kind == "tenant" && id != "":
-		h.scopeTenant = id
-	case kind == "agent" && id != "":
-		h.scopeAgent = id
-	default:
-		add(fmt.Errorf("scope: %q: want global, tenant:<id> or agent:<id>", spec.Scope))
-	}
-
-	// allow_mutation
-	if eventOK {
-		m, merrs := parseMutation(spec.AllowMutation, spec.Event)
-		errs = append(errs, merrs...)
-		h.mutation = m
-	}
-
-	// mode
-	switch {
-	case spec.Mode == "":
-	case spec.Event != PreResponse:
-		add(fmt.Errorf("mode: only pre_response hooks have a mode (event %s)", spec.Event))
-	case spec.Mode == string(Append) || spec.Mode == string(Send):
-		h.mode = Mode(spec.Mode)
-	default:
-		add(fmt.Errorf("mode: %q: want append (default) or send", spec.Mode))
-	}
-
-	// on_block
-	switch spec.OnBlock {
-	case "":
-	case "respond", "retry":
-		if eventOK && !spec.Event.Blocking() {
-			add(fmt.Errorf("on_block: only blocking events can block (event %s)", spec.Event))
-		}
-		h.onBlock = spec.OnBlock
-	default:
-		add(fmt.Errorf("on_block: %q: want respond or retry", spec.OnBlock))
-	}
-
-	// breaker
-	if err := checkBreaker(spec); err != nil {
-		add(err)
-	}
-
-	// handler
 	// The handler is built even when other keys are wrong, so that its own
 	// problems (a script that does not compile) are reported in the same
 	// pass; it is closed again when the entry is invalid.

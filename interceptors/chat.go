@@ -212,6 +212,13 @@ type chatExchange struct {
 	exchangeState
 }
 
+var (
+	_ Interceptor = (*Chat)(nil)
+	_ Exchange    = (*chatExchange)(nil)
+	_ Resender    = (*chatExchange)(nil)
+	_ Timer       = (*chatExchange)(nil)
+)
+
 func (x *chatExchange) Body() []byte  { return x.body }
 func (x *chatExchange) Reply() *Reply { return x.reply }
 

@@ -3,6 +3,7 @@ package interceptors
 import (
 	"context"
 	"io"
+	"sync"
 
 	"github.com/hookgate/hookgate/hooks"
 	"github.com/hookgate/hookgate/providers"
@@ -75,6 +76,10 @@ type codecExchange struct {
 	view   providers.CodecRequest
 	hooked bool
 	reply  *Reply
+	// digest identifies the request for the ids of calls without one
+	// (requestDigest), taken once, on first use.
+	digestOnce sync.Once
+	digest     []byte
 	exchangeState
 }
 
@@ -108,3 +113,9 @@ func (x *codecExchange) countToolCall(tool string, d hooks.Decision) {
 		m.ToolCall(tool, string(d))
 	}
 }
+
+// mayDisclaim reports whether pre_response runs on the answer: not on an
+// answer the request asked for in a structured form (a JSON object, a
+// schema), which a program parses and which text added to it would break
+// (Gemini CLI's model router asks for one on every prompt).
+func (x *codecExchange) mayDisclaim() bool { return !x.view.Structured() }

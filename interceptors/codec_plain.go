@@ -32,7 +32,7 @@ func (x *codecExchange) finishPlain(ctx context.Context, body []byte) ([]byte, e
 	var added answerAdditions
 	edits, kept := x.decide(f.Calls, verdicts, &added)
 	final := kept == 0
-	shown, disclaimer, err := x.c.loop.settleAnswer(ctx, &x.exchangeState, &added, f.Text, final, true)
+	shown, disclaimer, err := x.c.loop.settleAnswer(ctx, &x.exchangeState, &added, f.Text, final, x.mayDisclaim())
 	if err != nil {
 		return nil, err
 	}
@@ -72,19 +72,22 @@ func (x *codecExchange) judgeAll(ctx context.Context, calls []providers.CodecCal
 }
 
 // callEvent is the pre_tool_use event of a call. Its id derives from the
-// call's id, or, for a call without one, from its place and content: two
-// different calls never share an event id (an id names an approval), and
-// the same call sent again keeps its id.
+// call's id, or, for a call without one, from the request it answers and
+// the call's place and content: a call in a later turn never shares an
+// event id with an earlier one (an id names an approval and an audit
+// row), and the same request sent again gives its calls the same ids.
 func (x *codecExchange) callEvent(c *providers.CodecCall) *hooks.Event {
 	key := c.ID
 	if key == "" {
 		sum := sha256.New()
-		sum.Write([]byte(c.Key))
-		sum.Write([]byte{0})
-		sum.Write([]byte(c.Name))
+		sum.Write(x.requestDigest())
+		for _, part := range []string{c.Key, c.Name} {
+			sum.Write([]byte{0})
+			sum.Write([]byte(part))
+		}
 		sum.Write([]byte{0})
 		sum.Write(c.Args)
-		key = "unnamed:" + hex.EncodeToString(sum.Sum(nil)[:12])
+		key = "unnamed:" + hex.EncodeToString(sum.Sum(nil)[:16])
 	}
 	ev := x.id.event(hooks.PreToolUse, key)
 	ev.ToolName, ev.ToolCallID = c.Name, c.ID
@@ -114,4 +117,14 @@ func (x *codecExchange) decide(calls []providers.CodecCall, verdicts []verdict, 
 		}
 	}
 	return edits, kept
+}
+
+// requestDigest is a digest of the request body as sent upstream, taken
+// once per exchange.
+func (x *codecExchange) requestDigest() []byte {
+	x.digestOnce.Do(func() {
+		d := sha256.Sum256(x.body)
+		x.digest = d[:]
+	})
+	return x.digest
 }

@@ -74,12 +74,3 @@ type Resender interface {
 type Timer interface {
 	Timing() (hooks, work time.Duration)
 }
-
-// ErrorRenderer is implemented by interceptors whose wire format has an
-// error shape of its own (Anthropic's {"type":"error","error":{...}}). The
-// proxy renders with it every error it answers on the interceptor's route
-// (a *RequestError, an upstream it could not reach); without it, errors
-// take the OpenAI shape. typ and code are the OpenAI-style type and code.
-type ErrorRenderer interface {
-	RenderError(status int, typ, code, message string) []byte
-}

@@ -19,7 +19,8 @@ import (
 // pre_response's text, joins the answer's last text block
 // (answer_join.go). Session context goes into system, and post_tool_use
 // reads the tool_result blocks.
-// Errors hookgate answers on this route take Anthropic's shape.
+// Errors hookgate answers on this route take Anthropic's shape
+// (providers.MessagesFormat).
 //
 // on_block: retry is not offered on this route: a blocked call is always
 // answered with its note.
@@ -30,8 +31,9 @@ type Messages struct {
 }
 
 var (
-	_ Interceptor   = (*Messages)(nil)
-	_ ErrorRenderer = (*Messages)(nil)
+	_ Interceptor = (*Messages)(nil)
+	_ Exchange    = (*messagesExchange)(nil)
+	_ Timer       = (*messagesExchange)(nil)
 )
 
 // messagesProvider is the provider every Messages hook event names.
@@ -42,14 +44,8 @@ func NewMessages(opts Options) *Messages {
 	return &Messages{loop: NewChat(opts)}
 }
 
-// RenderError renders an error hookgate answers on this route in
-// Anthropic's shape: {"type":"error","error":{"type","message"}}, the type
-// following the status as the API's does, the message led by hookgate's
-// code.
-func (m *Messages) RenderError(status int, _, code, message string) []byte {
-	return providers.MessagesErrorBody(providers.MessagesErrorType(status), messagesErrorText(code, message))
-}
-
+// messagesErrorText leads an in-band error's message with hookgate's
+// code, as Anthropic's error shape has no code of its own.
 func messagesErrorText(code, message string) string {
 	if code == "" {
 		return message

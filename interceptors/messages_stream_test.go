@@ -535,7 +535,7 @@ func TestMessagesRequestSide(t *testing.T) {
 	if !errors.As(err, &re) || re.Status != 400 {
 		t.Fatalf("bad JSON: %v", err)
 	}
-	if b := m.RenderError(re.Status, re.Type, re.Code, re.Message); gjson.GetBytes(b, "type").String() != "error" || gjson.GetBytes(b, "error.type").String() != "invalid_request_error" ||
+	if b := providers.AnthropicErrorShape(re.Status, re.Type, re.Code, re.Message); gjson.GetBytes(b, "type").String() != "error" || gjson.GetBytes(b, "error.type").String() != "invalid_request_error" ||
 		!strings.HasPrefix(gjson.GetBytes(b, "error.message").String(), "invalid_json: ") {
 		t.Fatalf("rendered %s", b)
 	}

@@ -120,6 +120,12 @@ type responsesExchange struct {
 	exchangeState
 }
 
+var (
+	_ Interceptor = (*Responses)(nil)
+	_ Exchange    = (*responsesExchange)(nil)
+	_ Timer       = (*responsesExchange)(nil)
+)
+
 func (x *responsesExchange) Body() []byte  { return x.body }
 func (x *responsesExchange) Reply() *Reply { return x.reply }
 

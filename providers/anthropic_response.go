@@ -99,23 +99,6 @@ func contentBlockPath(body []byte, pos int, what string) (string, error) {
 	return p, nil
 }
 
-// ReplaceMessagesBlockWithText returns a copy of body in which the content
-// block at pos (a blocked tool_use) is a text block holding text: the
-// blocks keep their number and order.
-func ReplaceMessagesBlockWithText(body []byte, pos int, text string) ([]byte, error) {
-	const what = "replace block with text"
-	p, err := contentBlockPath(body, pos, what)
-	if err != nil {
-		return nil, err
-	}
-	block := append(appendQuoted([]byte(`{"type":"text","text":`), text), '}')
-	out, err := setRaw(body, p, block)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	return detach(out, body), nil
-}
-
 // RemoveMessagesBlocks returns a copy of body without the content blocks at
 // the given positions.
 func RemoveMessagesBlocks(body []byte, positions ...int) ([]byte, error) {

@@ -284,20 +284,6 @@ func TestErrorBodies(t *testing.T) {
 	if v.Error.Message != msg || v.Error.Type != "hookgate_blocked" || v.Error.Code != nil {
 		t.Fatalf("decoded %+v from %s", v, b)
 	}
-	ev := ErrorEvent(msg, "upstream_error", "stream_truncated")
-	p := NewSSEParser(0)
-	p.Feed(ev)
-	f, err := p.Next()
-	if err != nil || f == nil || !bytes.HasSuffix(ev, []byte("\n\n")) {
-		t.Fatalf("event %q: %v", ev, err)
-	}
-	var chunk ChatChunk
-	if err := chunk.Decode(f.Data); err != nil || !chunk.HasError() {
-		t.Fatalf("error event not seen as an error chunk: %v", err)
-	}
-	if gjson.GetBytes(f.Data, "error.code").String() != "stream_truncated" {
-		t.Fatalf("code: %s", f.Data)
-	}
 }
 
 // sdkToolCalls runs a stream through openai-go's SSE decoder and chunk

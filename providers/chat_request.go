@@ -271,25 +271,3 @@ func ReplaceToolResult(body []byte, toolCallID, content string) ([]byte, error) 
 	}
 	return detach(out, body), nil
 }
-
-// AppendToNewestUserMessage returns a copy of body with text appended, as
-// is, to the newest user message (see AppendToMessage, in
-// chat_request_user.go, for the forms). It
-// fails with ErrNotFound when there is no user message.
-func AppendToNewestUserMessage(body []byte, text string) ([]byte, error) {
-	const what = "append to user message"
-	root, err := parseBody(body, what)
-	if err != nil {
-		return nil, err
-	}
-	newest := -1
-	for i, m := range root.Get("messages").Array() {
-		if m.Get("role").String() == "user" {
-			newest = i
-		}
-	}
-	if newest < 0 {
-		return nil, fmt.Errorf("%s: %w", what, ErrNotFound)
-	}
-	return AppendToMessage(body, newest, text)
-}

@@ -196,29 +196,3 @@ func TestReplaceToolResult(t *testing.T) {
 		}
 	}
 }
-
-func TestAppendToNewestUserMessage(t *testing.T) {
-	for name, in := range requestVariants(t) {
-		out, err := AppendToNewestUserMessage(in, "\n\n(hookgate: ask first)")
-		if err != nil {
-			t.Fatal(err)
-		}
-		assertOnlyMessagesChanged(t, name, in, out)
-		r, _ := ParseChatRequest(out)
-		if got := r.NewestUserText(); got != "now delete them\n\n(hookgate: ask first)" {
-			t.Errorf("%s: newest user %q", name, got)
-		}
-		for _, k := range diffKeys(flatten(t, in), flatten(t, out)) {
-			if !strings.HasPrefix(k, "messages."+itoa(r.NewestUser)+".content") {
-				t.Errorf("%s: %s changed", name, k)
-			}
-		}
-	}
-	out, err := AppendToNewestUserMessage([]byte(`{"messages":[{"role":"user","content":[{"type":"text","text":"a"}]}]}`), "b")
-	if err != nil || gjson.GetBytes(out, "messages.0.content.1.text").Str != "b" {
-		t.Errorf("parts: %s %v", out, err)
-	}
-	if _, err := AppendToNewestUserMessage([]byte(`{"messages":[{"role":"system","content":"s"}]}`), "b"); !errors.Is(err, ErrNotFound) {
-		t.Errorf("no user message: %v", err)
-	}
-}

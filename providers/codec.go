@@ -41,6 +41,10 @@ type CodecRequest interface {
 	FirstUserText() string
 	// Streamed reports a request for a streamed response.
 	Streamed() bool
+	// Structured reports a request for an answer in a structured form (a
+	// JSON object, a schema): data a program parses, to which no text can
+	// be added without breaking it.
+	Structured() bool
 	// Turn is the request's agent-loop turn.
 	Turn() *Turn
 	// ReplaceToolResult, AppendToMessage and InjectSystem edit the body
@@ -77,13 +81,12 @@ type CodecStream interface {
 	// Close appends what ends the client's stream after its last frame
 	// (an array stream's ']'); nothing for most formats.
 	Close(dst []byte) []byte
-	// ErrorFrame appends the in-band error that ends a failed stream.
+	// ErrorFrame appends the in-band error that ends a failed stream,
+	// with whatever Close would append: nothing is written after it.
 	ErrorFrame(dst []byte, code, message string) []byte
 	// Heartbeat is what tells the client a call is being held, or nil
 	// when no client of the format reads such a thing safely.
 	Heartbeat() []byte
-	// ContentType is the response's media type.
-	ContentType() string
 }
 
 // CodecFrame is one decoded frame: what the neutral interceptor needs of

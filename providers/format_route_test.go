@@ -125,8 +125,8 @@ func TestFormatTableFindsPatternedRoutes(t *testing.T) {
 	if !tab.ReadsQuery() {
 		t.Error("a table with a query route says it reads no query")
 	}
-	if NewFormatTable(Formats()).ReadsQuery() {
-		t.Error("the registered formats read no query, the table says they do")
+	if NewFormatTable([]*Format{ChatFormat, MessagesFormat, ResponsesFormat}).ReadsQuery() {
+		t.Error("formats with literal routes only read no query, the table says they do")
 	}
 	for _, c := range []struct {
 		path, query string
@@ -167,13 +167,17 @@ func TestRegisteredFormats(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"chat", "responses", "messages"} {
+	for _, want := range []string{"chat", "responses", "messages", "gemini"} {
 		if !names[want] {
 			t.Errorf("format %s is not registered", want)
 		}
 	}
-	if got := Providers(); len(got) != 2 || got[0] != "openai" || got[1] != "anthropic" {
-		t.Errorf("Providers() = %v, want [openai anthropic]", got)
+	got, seen := Providers(), map[string]int{}
+	for _, p := range got {
+		seen[p]++
+	}
+	if len(got) < 3 || got[0] != "openai" || got[1] != "anthropic" || seen["gemini"] != 1 || len(seen) != len(got) {
+		t.Errorf("Providers() = %v, want openai, anthropic first, gemini, each once", got)
 	}
 	if ProviderFormat(DefaultProvider) == nil {
 		t.Errorf("the default provider %s serves no format", DefaultProvider)

@@ -60,6 +60,11 @@ func (geminiCodec) DecodeFrame(payload []byte, f *CodecFrame) error {
 		return err
 	}
 	if v.Error.Set() {
+		// genai-go yields such a frame as an APIError and skips its
+		// candidates; a reader that does not would find their calls.
+		if v.HasCalls() {
+			return fmt.Errorf("gemini frame with an error and a functionCall: %w", ErrUnjudgedCall)
+		}
 		f.Error, f.Ends, f.Meaningful = true, true, true
 		return nil
 	}

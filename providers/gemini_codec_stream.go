@@ -44,8 +44,6 @@ func (s *geminiSSEStream) ErrorFrame(dst []byte, code, message string) []byte {
 // Heartbeat is nil: genai-go fails on a comment block.
 func (s *geminiSSEStream) Heartbeat() []byte { return nil }
 
-func (s *geminiSSEStream) ContentType() string { return "text/event-stream" }
-
 // geminiArrayStream is the default streamGenerateContent response, one
 // JSON array sent an element at a time. hookgate writes the array's
 // framing itself ("[", ",\r\n" between elements, "]"): the elements keep
@@ -95,5 +93,3 @@ func (s *geminiArrayStream) ErrorFrame(dst []byte, code, message string) []byte 
 // Heartbeat is nil: whitespace between elements would be safe JSON, but
 // not before the first one is written.
 func (s *geminiArrayStream) Heartbeat() []byte { return nil }
-
-func (s *geminiArrayStream) ContentType() string { return "application/json" }

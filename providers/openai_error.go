@@ -23,11 +23,3 @@ func AppendErrorBody(dst []byte, message, typ, code string) []byte {
 func ErrorBody(message, typ, code string) []byte {
 	return AppendErrorBody(nil, message, typ, code)
 }
-
-// ErrorEvent returns the error as an SSE event for a stream already under
-// way: "data: {"error":{...}}\n\n".
-func ErrorEvent(message, typ, code string) []byte {
-	b := append(make([]byte, 0, 64+len(message)), "data: "...)
-	b = AppendErrorBody(b, message, typ, code)
-	return append(b, '\n', '\n')
-}

@@ -67,19 +67,6 @@ func setString(payload []byte, path, text, what string) ([]byte, error) {
 	return detach(out, payload), nil
 }
 
-// EncodeCallInputDelta builds a delta event carrying a call's whole input,
-// for a call whose input arrived without any delta of its own.
-func EncodeCallInputDelta(kind ResponsesCallKind, itemID string, outputIndex int, text string, seq Sequencer) []byte {
-	b := appendQuoted([]byte(`{"type":`), kind.DeltaType())
-	b = append(b, `,"item_id":`...)
-	b = appendQuoted(b, itemID)
-	b = append(b, `,"output_index":`...)
-	b = strconv.AppendInt(b, int64(outputIndex), 10)
-	b = append(b, `,"delta":`...)
-	b = appendQuoted(b, text)
-	return closeEvent(b, seq)
-}
-
 // closeEvent ends a built event payload with its sequence number, if the
 // stream has them.
 func closeEvent(b []byte, seq Sequencer) []byte {

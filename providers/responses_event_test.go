@@ -93,10 +93,6 @@ func TestResponsesEncoders(t *testing.T) {
 		gjson.GetBytes(f.Data, "code").Str != "stream_truncated" || gjson.GetBytes(f.Data, "sequence_number").Int() != 7 {
 		t.Fatalf("error event %+v", f)
 	}
-	d := EncodeCallInputDelta(CustomToolCall, "ct_1", 3, "new", nil)
-	if string(d) != `{"type":"response.custom_tool_call_input.delta","item_id":"ct_1","output_index":3,"delta":"new"}` {
-		t.Fatalf("delta %s", d)
-	}
 }
 
 func TestSynthesizedResponses(t *testing.T) {

@@ -77,12 +77,12 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	if rt.tenants != nil {
 		who, ok := rt.tenants.authenticate(&ctx.Request.Header)
 		if !ok {
-			writeError(ctx, fasthttp.StatusUnauthorized, "invalid_request_error", "invalid_api_key",
+			writeRouteError(ctx, x, fasthttp.StatusUnauthorized, "invalid_request_error", "invalid_api_key",
 				"hookgate does not know this API key: use the virtual key your operator issued")
 			return
 		}
 		if err := rt.tenantErrors[who.tenant.ID]; err != nil {
-			writeError(ctx, fasthttp.StatusServiceUnavailable, "server_error", "tenant_policy_unavailable",
+			writeRouteError(ctx, x, fasthttp.StatusServiceUnavailable, "server_error", "tenant_policy_unavailable",
 				fmt.Sprintf("the policy of tenant %s could not be loaded, so its requests are refused until it is fixed", who.tenant.ID))
 			return
 		}
@@ -91,7 +91,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	}
 	up, err := rt.pickUpstream(ctx, x.format, x.who)
 	if err != nil {
-		writeError(ctx, fasthttp.StatusBadRequest, "invalid_request_error", "unknown_upstream", err.Error())
+		writeRouteError(ctx, x, fasthttp.StatusBadRequest, "invalid_request_error", "unknown_upstream", err.Error())
 		return
 	}
 	ctx.Request.Header.Del(UpstreamHeader)

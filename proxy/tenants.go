@@ -35,20 +35,22 @@ func newTenantKeys(tenants []Tenant) *tenantKeys {
 	return tk
 }
 
-// credentialHeaders carry an agent's key; with tenants they never go
-// upstream.
-var credentialHeaders = []string{"Authorization", "X-Api-Key", "Api-Key"}
-
-// authenticate finds the principal of the virtual key a request carries
-// (Authorization: Bearer, x-api-key, or api-key).
+// authenticate finds the principal of the virtual key a request carries:
+// Authorization: Bearer, else the first credential header of any API
+// (clientCredentialHeaders: x-api-key, api-key, x-goog-api-key, every
+// registered format's own), in any spelling of its name.
 func (tk *tenantKeys) authenticate(h *fasthttp.RequestHeader) (principal, bool) {
 	key := h.Peek("Authorization")
 	if len(key) > 7 && bytes.EqualFold(key[:7], []byte("Bearer ")) {
 		key = bytes.TrimSpace(key[7:])
-	} else if k := h.Peek("X-Api-Key"); len(k) > 0 {
-		key = k
 	} else {
-		key = h.Peek("Api-Key")
+		key = nil
+		for _, name := range clientCredentialHeaders[1:] {
+			if k := h.Peek(name); len(k) > 0 {
+				key = k
+				break
+			}
+		}
 	}
 	if len(key) == 0 {
 		return principal{}, false
@@ -57,9 +59,8 @@ func (tk *tenantKeys) authenticate(h *fasthttp.RequestHeader) (principal, bool) 
 	return p, ok
 }
 
-// stripCredentials removes the agent's key from the request.
+// stripCredentials removes the agent's key from the request, in every
+// header that carries one.
 func stripCredentials(h *fasthttp.RequestHeader) {
-	for _, name := range credentialHeaders {
-		h.Del(name)
-	}
+	delHeaderFold(h, clientCredentialHeaders...)
 }
