@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"strings"
 	"time"
@@ -71,6 +72,8 @@ func (c Command) Main(ctx context.Context, args []string) error {
 		noHop       = fs.Bool("no-bare-hop", false, "leave the bare hop out")
 		cpuProfile  = fs.String("cpuprofile", "", "write a CPU profile of the whole run (generator, mock and in-process targets) to this file")
 		blockProf   = fs.String("blockprofile", "", "write a profile of where goroutines waited (blocking and mutex contention over 10µs) to this file")
+		mutexProf   = fs.String("mutexprofile", "", "write a profile of contended mutexes (every contention, with the time the holders kept the waiters waiting) to this file")
+		traceOut    = fs.String("trace", "", "write an execution trace of the whole run to this file (read it with go tool trace; keep -duration short, a trace grows by megabytes a second)")
 		sessions    = fs.Int("sessions", 0, "spread requests over this many agent sessions (X-Session-Id hgbench-0...); 0: no session header, every request of a scenario in one session")
 		saturate    = fs.Int("saturate", 0, "also measure each target alone with this many closed-loop workers, for --duration per scenario and target (throughput at saturation)")
 		from        = fs.String("from", "", "run nothing: print the table of a saved results JSON and redraw its chart beside it")
@@ -160,6 +163,29 @@ func (c Command) Main(ctx context.Context, args []string) error {
 			runtime.SetBlockProfileRate(0)
 			_ = pprof.Lookup("block").WriteTo(f, 0)
 		}()
+	}
+	if *mutexProf != "" {
+		f, err := os.Create(*mutexProf)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		defer f.Close()
+		runtime.SetMutexProfileFraction(1)
+		defer func() {
+			runtime.SetMutexProfileFraction(0)
+			_ = pprof.Lookup("mutex").WriteTo(f, 0)
+		}()
+	}
+	if *traceOut != "" {
+		f, err := os.Create(*traceOut)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		defer f.Close()
+		if err := trace.Start(f); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		defer trace.Stop()
 	}
 	var rep *Report
 	var err error

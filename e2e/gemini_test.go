@@ -290,6 +290,16 @@ func TestGeminiSessionContextAndDisclaimer(t *testing.T) {
 	if len(reqs) != 1 || !strings.Contains(gjson.GetBytes(reqs[0].Body, "systemInstruction.parts.0.text").String(), "House rules") {
 		t.Fatalf("the upstream was not sent the session context: %s", reqs[0].Body)
 	}
+
+	// An answer asked for as JSON is data a program parses: nothing is
+	// added to it.
+	structured := []byte(`{"candidates":[{"content":{"role":"model","parts":[{"text":"{\"model\":\"flash\"}"}]},"finishReason":"STOP"}]}`)
+	s.mock.Enqueue(mockupstream.JSON(200, structured))
+	status, _, got := rawPost(t, s.app.URL(), "/v1beta/models/gemini-2.5-flash:generateContent",
+		[]byte(`{"contents":[{"role":"user","parts":[{"text":"route me"}]}],"generationConfig":{"responseMimeType":"application/json"}}`), map[string]string{"x-goog-api-key": "k"})
+	if status != 200 || !bytes.Equal(got, structured) {
+		t.Fatalf("a structured answer was changed: %d %s", status, got)
+	}
 }
 
 // geminiSignatureOf is the thought signature of a recording's first call.

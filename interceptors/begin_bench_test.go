@@ -41,6 +41,7 @@ func BenchmarkHookedBegin(b *testing.B) {
 		ic   Interceptor
 		req  *Request
 	}{
+		{"chat", NewChat(Options{Engine: compileHooks(b, celOnlyHook)}), &Request{Route: "/v1/chat/completions", Provider: "openai", Body: []byte(benchPlainRequest)}},
 		{"messages", NewMessages(Options{Engine: compileHooks(b, celOnlyHook)}), &Request{Route: "/v1/messages", Provider: "anthropic", Body: []byte(benchMessagesRequest)}},
 		{"responses", NewResponses(Options{Engine: compileHooks(b, celOnlyHook)}), &Request{Route: "/v1/responses", Provider: "openai", Body: []byte(benchResponsesRequest)}},
 	} {

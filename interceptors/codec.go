@@ -113,3 +113,9 @@ func (x *codecExchange) countToolCall(tool string, d hooks.Decision) {
 		m.ToolCall(tool, string(d))
 	}
 }
+
+// mayDisclaim reports whether pre_response runs on the answer: not on an
+// answer the request asked for in a structured form (a JSON object, a
+// schema), which a program parses and which text added to it would break
+// (Gemini CLI's model router asks for one on every prompt).
+func (x *codecExchange) mayDisclaim() bool { return !x.view.Structured() }

@@ -32,7 +32,7 @@ func (x *codecExchange) finishPlain(ctx context.Context, body []byte) ([]byte, e
 	var added answerAdditions
 	edits, kept := x.decide(f.Calls, verdicts, &added)
 	final := kept == 0
-	shown, disclaimer, err := x.c.loop.settleAnswer(ctx, &x.exchangeState, &added, f.Text, final, true)
+	shown, disclaimer, err := x.c.loop.settleAnswer(ctx, &x.exchangeState, &added, f.Text, final, x.mayDisclaim())
 	if err != nil {
 		return nil, err
 	}

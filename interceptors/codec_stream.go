@@ -243,7 +243,7 @@ func (s *codecStream) emit(ctx context.Context, fr *codecFrame) error {
 	s.x.held(-len(fr.calls))
 	text := ""
 	if fr.f.Ends && !fr.f.Error {
-		shown, disclaimer, err := s.x.c.loop.settleAnswer(ctx, &s.x.exchangeState, &s.added, s.text, s.survived == 0, true)
+		shown, disclaimer, err := s.x.c.loop.settleAnswer(ctx, &s.x.exchangeState, &s.added, s.text, s.survived == 0, s.x.mayDisclaim())
 		if err != nil {
 			return s.fail("hook_failed", err.Error(), errHookFailed)
 		}

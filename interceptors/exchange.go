@@ -38,9 +38,12 @@ type Exchange interface {
 	Reply() *Reply
 	// RelayStream reads the upstream's event stream and writes what the
 	// client should see. It returns when the stream has ended, the client
-	// has gone (a Sink error), or ctx is done. A stream that ends without
-	// its terminal marker is reported to the client as an error event and
-	// returned as ErrTruncated.
+	// has gone (a Sink error), or ctx is done. ctx is looked at between
+	// reads: the first read, before any call is held, waits for the
+	// upstream (bounded by the upstream's own timeouts) on the caller's
+	// goroutine. A stream that ends without its terminal marker is
+	// reported to the client as an error event and returned as
+	// ErrTruncated.
 	RelayStream(ctx context.Context, upstream io.Reader, client Sink) error
 	// FinishPlain rewrites a complete, successful, non-streamed response.
 	FinishPlain(ctx context.Context, body []byte) ([]byte, error)

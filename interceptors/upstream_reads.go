@@ -14,38 +14,70 @@ import (
 // reader can fill it again (two rotate). The goroutine ends after the
 // first read error or when ctx is done; a Read that blocks is released by
 // closing the upstream body, which the proxy does once the relay returns.
+//
+// The first read is made on the caller's goroutine, before the reader
+// goroutine exists, and the goroutine starts only once that read's buffer
+// comes back: the first event (usually already buffered with the response
+// headers) reaches the client without a goroutine start and a hand-over
+// between goroutines, each a wake-up on another core. Nothing is lost by
+// it: before the first event no call is held, so there is no judgement to
+// emit and no heartbeat to send, and ctx, like every stream relay's, is
+// looked at between reads.
 type upstreamReads struct {
 	c    chan readResult
 	free chan *[]byte
+
+	ctx      context.Context
+	upstream io.Reader
+	started  bool // the reader goroutine runs (or the first read ended the body)
 }
 
 func startUpstreamReads(ctx context.Context, upstream io.Reader) *upstreamReads {
-	u := &upstreamReads{c: make(chan readResult), free: make(chan *[]byte, 2)}
-	for range 2 {
-		b := make([]byte, upstreamReadSize)
-		u.free <- &b
+	// c holds one result: the first read's, until the loop takes it.
+	u := &upstreamReads{c: make(chan readResult, 1), free: make(chan *[]byte, 2), ctx: ctx, upstream: upstream}
+	first := make([]byte, upstreamReadSize)
+	second := make([]byte, upstreamReadSize)
+	u.free <- &second
+	if ctx.Err() != nil {
+		// The loop sees ctx done; no read is made for it.
+		u.started = true
+		return u
 	}
-	go func() {
-		for {
-			var buf *[]byte
-			select {
-			case buf = <-u.free:
-			case <-ctx.Done():
-				return
-			}
-			n, err := upstream.Read(*buf)
-			select {
-			case u.c <- readResult{buf, n, err}:
-			case <-ctx.Done():
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
+	n, err := upstream.Read(first)
+	u.c <- readResult{&first, n, err}
+	// After the body's end (or a failed read) nothing more is read.
+	u.started = err != nil
 	return u
 }
 
-// reuse hands a buffer back to the reader.
-func (u *upstreamReads) reuse(buf *[]byte) { u.free <- buf }
+// read is the reader goroutine: one read per free buffer, until a read
+// fails or ctx is done.
+func (u *upstreamReads) read() {
+	for {
+		var buf *[]byte
+		select {
+		case buf = <-u.free:
+		case <-u.ctx.Done():
+			return
+		}
+		n, err := u.upstream.Read(*buf)
+		select {
+		case u.c <- readResult{buf, n, err}:
+		case <-u.ctx.Done():
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// reuse hands a buffer back to the reader; the first buffer back starts
+// it. Only the loop that receives from c calls it.
+func (u *upstreamReads) reuse(buf *[]byte) {
+	u.free <- buf
+	if !u.started {
+		u.started = true
+		go u.read()
+	}
+}

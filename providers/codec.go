@@ -41,6 +41,10 @@ type CodecRequest interface {
 	FirstUserText() string
 	// Streamed reports a request for a streamed response.
 	Streamed() bool
+	// Structured reports a request for an answer in a structured form (a
+	// JSON object, a schema): data a program parses, to which no text can
+	// be added without breaking it.
+	Structured() bool
 	// Turn is the request's agent-loop turn.
 	Turn() *Turn
 	// ReplaceToolResult, AppendToMessage and InjectSystem edit the body

@@ -13,10 +13,11 @@ import (
 // request read by GeminiCodec: the model from the path, the stream's form
 // from the method and alt.
 type geminiCodecRequest struct {
-	view   *GeminiRequest
-	model  string
-	stream bool
-	sse    bool
+	view       *GeminiRequest
+	model      string
+	stream     bool
+	sse        bool
+	structured bool
 }
 
 // ParseRequest reads the request body (ParseGeminiRequest is its gate)
@@ -29,7 +30,7 @@ func (geminiCodec) ParseRequest(path, query string, body []byte) (CodecRequest, 
 	if err != nil {
 		return nil, err
 	}
-	r := &geminiCodecRequest{view: view}
+	r := &geminiCodecRequest{view: view, structured: geminiStructured(body)}
 	last := path[strings.LastIndexByte(path, '/')+1:]
 	model, method, _ := strings.Cut(last, ":")
 	r.model = model
@@ -51,6 +52,17 @@ func (r *geminiCodecRequest) User() string          { return "" }
 func (r *geminiCodecRequest) System() string        { return r.view.System }
 func (r *geminiCodecRequest) FirstUserText() string { return r.view.FirstUserText() }
 func (r *geminiCodecRequest) Streamed() bool        { return r.stream }
+func (r *geminiCodecRequest) Structured() bool      { return r.structured }
+
+// geminiStructured reports a generationConfig asking for a structured
+// answer: a responseMimeType other than text/plain, or a response schema.
+func geminiStructured(body []byte) bool {
+	gc := gjson.GetBytes(body, "generationConfig")
+	if mt := gc.Get("responseMimeType").String(); mt != "" && mt != "text/plain" {
+		return true
+	}
+	return gc.Get("responseSchema").Exists() || gc.Get("responseJsonSchema").Exists()
+}
 
 // geminiCallKey is the id a Turn gives a call of the history: its own id,
 // or, for a call without one (Gemini's calls need none), its position.
