@@ -24,6 +24,7 @@ func (r *ollamaCodecRequest) User() string          { return "" }
 func (r *ollamaCodecRequest) System() string        { return r.view.System }
 func (r *ollamaCodecRequest) FirstUserText() string { return r.view.FirstUserText() }
 func (r *ollamaCodecRequest) Streamed() bool        { return r.view.Stream }
+func (r *ollamaCodecRequest) Structured() bool      { return r.view.Structured }
 
 // resultKey is the id a Turn gives a result: its tool_call_id; else the
 // key of the call it answers (that call's id, or its position); else its
