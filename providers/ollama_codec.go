@@ -61,7 +61,13 @@ func (ollamaCodec) DecodeFrame(payload []byte, f *CodecFrame) error {
 	}
 	for i := range v.Calls {
 		c := &v.Calls[i]
-		call := CodecCall{ID: c.ID.Text(), Name: c.Name.Text(), Key: "tool_calls." + strconv.Itoa(c.Pos)}
+		// function.index counts the calls of the answer across lines; the
+		// position counts those of one line only.
+		key := "tool_calls." + strconv.Itoa(c.Pos)
+		if c.Index >= 0 {
+			key = "function.index." + strconv.Itoa(c.Index)
+		}
+		call := CodecCall{ID: c.ID.Text(), Name: c.Name.Text(), Key: key}
 		if c.Arguments.Set() {
 			call.Args = c.Arguments.Raw
 		}

@@ -3,14 +3,11 @@ package providers
 import (
 	"fmt"
 	"strconv"
-
-	"github.com/tidwall/gjson"
 )
 
 // ollamaCodecRequest is an /api/chat request read by OllamaCodec.
 type ollamaCodecRequest struct {
-	view       *OllamaRequest
-	structured bool
+	view *OllamaRequest
 }
 
 // ParseRequest reads the request body; ParseOllamaRequest is its gate.
@@ -19,7 +16,7 @@ func (ollamaCodec) ParseRequest(_, _ string, body []byte) (CodecRequest, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &ollamaCodecRequest{view: view, structured: ollamaStructured(body)}, nil
+	return &ollamaCodecRequest{view: view}, nil
 }
 
 func (r *ollamaCodecRequest) Model() string         { return r.view.Model }
@@ -27,14 +24,7 @@ func (r *ollamaCodecRequest) User() string          { return "" }
 func (r *ollamaCodecRequest) System() string        { return r.view.System }
 func (r *ollamaCodecRequest) FirstUserText() string { return r.view.FirstUserText() }
 func (r *ollamaCodecRequest) Streamed() bool        { return r.view.Stream }
-func (r *ollamaCodecRequest) Structured() bool      { return r.structured }
-
-// ollamaStructured reports a request whose "format" asks for JSON ("json"
-// or a schema object).
-func ollamaStructured(body []byte) bool {
-	f := gjson.GetBytes(body, "format")
-	return f.Exists() && f.Type != gjson.Null && f.String() != ""
-}
+func (r *ollamaCodecRequest) Structured() bool      { return r.view.Structured }
 
 // resultKey is the id a Turn gives a result: its tool_call_id; else the
 // key of the call it answers (that call's id, or its position); else its

@@ -13,8 +13,11 @@ import (
 type OllamaRequest struct {
 	Model string
 	// Stream is the request's "stream": Ollama streams unless it is false.
-	Stream   bool
-	Messages []OllamaMessage
+	Stream bool
+	// Structured reports a "format" ("json" or a JSON schema): the answer
+	// is data a program parses.
+	Structured bool
+	Messages   []OllamaMessage
 	// System is the content of the system messages joined with "\n".
 	System string
 	// ToolNames are the names of tools[].function, in order.
@@ -98,6 +101,9 @@ func ParseOllamaRequest(body []byte) (*OllamaRequest, error) {
 		return nil, fmt.Errorf("%s: messages is not an array: %w", what, ErrInvalidJSON)
 	}
 	r := &OllamaRequest{Model: root.Get("model").String(), Stream: root.Get("stream").Raw != "false"}
+	if f := root.Get("format"); f.Exists() && f.Type != gjson.Null && f.Raw != `""` {
+		r.Structured = true
+	}
 	var systems []string
 	for i, m := range msgs.Array() {
 		om, err := readOllamaMessage(m, i)

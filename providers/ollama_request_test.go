@@ -37,8 +37,13 @@ func TestParseOllamaRequest(t *testing.T) {
 	if res := r.ToolResults[1]; res.CallMessage != 2 || res.CallPos != 1 {
 		t.Errorf("result by id: %+v", res)
 	}
-	if r, _ := ParseOllamaRequest([]byte(`{"messages":[]}`)); r == nil || !r.Stream {
-		t.Error("stream absent should stream")
+	if r, _ := ParseOllamaRequest([]byte(`{"messages":[]}`)); r == nil || !r.Stream || r.Structured {
+		t.Error("stream absent should stream, format absent is not structured")
+	}
+	for _, f := range []string{`"json"`, `{"type":"object","properties":{"Answer":{"type":"string"}}}`} {
+		if r, err := ParseOllamaRequest([]byte(`{"messages":[],"format":` + f + `}`)); err != nil || !r.Structured {
+			t.Errorf("format %s: not structured (%v)", f, err)
+		}
 	}
 	for _, c := range []struct {
 		body string
