@@ -60,6 +60,12 @@ func (geminiCodec) DecodeFrame(payload []byte, f *CodecFrame) error {
 		return err
 	}
 	if v.Error.Set() {
+		// An error frame goes to the client as it came, unjudged: genai-go
+		// yields it as an APIError, but a client that reads candidates
+		// beside the error would run their calls.
+		if v.HasCalls() {
+			return fmt.Errorf("gemini frame: %w", unjudged("a functionCall beside an error member"))
+		}
 		f.Error, f.Ends, f.Meaningful = true, true, true
 		return nil
 	}
