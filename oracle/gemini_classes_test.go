@@ -216,7 +216,7 @@ var geminiClasses = []geminiMutation{
 		return true
 	}},
 	{name: "huge-args", apply: func(m *geminiMutant, p *params) bool {
-		v := p.pick(3)
+		v := p.pick(4)
 		return m.editCallFrames(p, func(d string) (string, bool) {
 			var args string
 			switch v {
@@ -224,6 +224,8 @@ var geminiClasses = []geminiMutation{
 				args = `{"a":"` + strings.Repeat("x", 300<<10) + `"}`
 			case 1:
 				args = `{"a":"` + strings.Repeat("y", 2<<20) + `"}`
+			case 2: // past hookgate's limit on a call's arguments
+				args = `{"a":"` + strings.Repeat("z", 5<<20) + `"}`
 			default:
 				args = strings.Repeat(`{"a":`, 200) + "1" + strings.Repeat("}", 200)
 			}
@@ -255,6 +257,30 @@ var geminiClasses = []geminiMutation{
 	}},
 	{name: "content-type", apply: func(m *geminiMutant, p *params) bool {
 		m.contentType = []string{"application/json", "application/json; charset=UTF-8", "text/plain", "TEXT/EVENT-STREAM", "text/event-stream; charset=utf-8", "application/x-ndjson"}[p.pick(6)]
+		return true
+	}},
+	{name: "array-framing", forms: []geminiForm{geminiArray}, apply: func(m *geminiMutant, p *params) bool {
+		v := p.pick(7)
+		m.post = append(m.post, func(b []byte) []byte {
+			s := string(b)
+			inner := strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")
+			switch v {
+			case 0: // a byte-order mark first
+				return []byte("\uFEFF" + s)
+			case 1: // whitespace around the array
+				return []byte("\r\n " + s + "\r\n")
+			case 2: // a trailing comma
+				return []byte("[" + inner + ",]")
+			case 3: // no closing bracket
+				return []byte("[" + inner)
+			case 4: // the frames again as a second array
+				return []byte(s + s)
+			case 5: // the array nested in an array
+				return []byte("[" + s + "]")
+			default: // a null element first
+				return []byte("[null," + inner + "]")
+			}
+		})
 		return true
 	}},
 }
