@@ -84,12 +84,18 @@ type codecExchange struct {
 }
 
 var (
-	_ Exchange = (*codecExchange)(nil)
-	_ Timer    = (*codecExchange)(nil)
+	_ Exchange     = (*codecExchange)(nil)
+	_ Timer        = (*codecExchange)(nil)
+	_ StreamReader = (*codecExchange)(nil)
 )
 
-func (x *codecExchange) Body() []byte  { return x.body }
-func (x *codecExchange) Reply() *Reply { return x.reply }
+func (x *codecExchange) Body() []byte { return x.body }
+
+// StreamsResponse reports a request read as streamed: Gemini's JSON-array
+// stream comes as application/json, Ollama's as application/x-ndjson. A
+// request hookgate did not read (no hook) is relayed as the proxy sees it.
+func (x *codecExchange) StreamsResponse() bool { return x.view != nil && x.view.Streamed() }
+func (x *codecExchange) Reply() *Reply         { return x.reply }
 
 func (x *codecExchange) RelayStream(ctx context.Context, upstream io.Reader, client Sink) error {
 	return newCodecStream(x, client).run(ctx, upstream)

@@ -71,6 +71,15 @@ type Resender interface {
 	SetResend(func(ctx context.Context, body []byte) (io.ReadCloser, error))
 }
 
+// StreamReader is implemented by exchanges whose format streams in a
+// media type of its own (an NDJSON stream, a JSON array sent a piece at a
+// time): StreamsResponse reports a request for a streamed response, which
+// the proxy then hands to RelayStream whatever its Content-Type. Without
+// it, only text/event-stream is a stream.
+type StreamReader interface {
+	StreamsResponse() bool
+}
+
 // Timer is implemented by exchanges that report how long they waited for
 // hooks and how long they worked on a stream themselves, so the proxy can
 // report hookgate's own overhead without the upstream's or the hooks' time.

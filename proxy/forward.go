@@ -53,16 +53,20 @@ func (s *Server) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ex 
 		setServerTiming(&ctx.Response.Header, x.before)
 	}
 	stream := resp.BodyStream()
-	isSSE := mediaTypeIs(resp.Header.ContentType(), "text/event-stream")
+	isStream := mediaTypeIs(resp.Header.ContentType(), "text/event-stream")
 	success := status >= 200 && status < 300
+	if sr, ok := ex.(interceptors.StreamReader); ok && success && sr.StreamsResponse() {
+		// The format streams in a media type of its own.
+		isStream = true
+	}
 
-	if ex == nil || !success || (!isSSE && passesPlainThrough(ex)) {
+	if ex == nil || !success || (!isStream && passesPlainThrough(ex)) {
 		// Passthrough: bytes as they came, flushed as they arrive, with the
 		// upstream's status and headers (Retry-After included).
 		if ex != nil && success {
 			s.metrics.overhead(x.before)
 		}
-		return s.relayRaw(ctx, x, resp, stream, isSSE)
+		return s.relayRaw(ctx, x, resp, stream, isStream)
 	}
 
 	decoded, encoding, err := decodeBody(stream, resp.Header.ContentEncoding())
@@ -78,7 +82,7 @@ func (s *Server) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ex 
 		delResponseHeaderFold(&ctx.Response.Header, "Content-Encoding")
 	}
 
-	if isSSE {
+	if isStream {
 		s.relayIntercepted(ctx, x, resp, decoded, ex)
 		return true
 	}
@@ -131,9 +135,9 @@ func setServerTiming(h *fasthttp.ResponseHeader, own time.Duration) {
 // fasthttp's server reads it and writes each read as it comes (a stream's
 // events are flushed chunk by chunk), then closes it, which releases the
 // upstream response and the runtime.
-func (s *Server) relayRaw(ctx *fasthttp.RequestCtx, x *exchange, resp *fasthttp.Response, stream io.Reader, isSSE bool) bool {
+func (s *Server) relayRaw(ctx *fasthttp.RequestCtx, x *exchange, resp *fasthttp.Response, stream io.Reader, isStream bool) bool {
 	body := &releasingReader{r: stream, resp: resp, rt: x.rt}
-	if !isSSE {
+	if !isStream {
 		if cl := resp.Header.ContentLength(); cl >= 0 {
 			ctx.Response.SetBodyStream(body, cl)
 			return true
