@@ -373,3 +373,24 @@ func TestGeminiTenantKeyInGoogleHeader(t *testing.T) {
 		t.Fatalf("an unknown key: calls %v, error %#v, want Google's 401", r.names(), r.err)
 	}
 }
+
+// While a call is held, an alt=sse stream carries empty blocks as
+// heartbeats, which genai-go skips: it reads the call as sent.
+func TestGeminiHeldCallKeepsTheStreamAlive(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "slow-allow.sh")
+	writeExecutable(t, script, "#!/bin/sh\ncat >/dev/null\nsleep 0.6\necho '{\"decision\":\"allow\"}'\n")
+	s := startGeminiStack(t, "timeouts:\n  heartbeat: 100ms\nhooks:\n  - id: slow\n    event: pre_tool_use\n    timeout_ms: 5000\n    handler:\n      type: command\n      command: ["+script+"]\n")
+	body := geminiFixture(t, geminiParallel)
+	s.mock.Enqueue(mockupstream.Stream(body, chunkings[0]))
+	_, _, got := rawPost(t, s.app.URL(), "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", []byte(`{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`), map[string]string{"x-goog-api-key": "k"})
+	// Every block ends in "\r\n\r\n"; those that are not frames are
+	// heartbeats.
+	if n := strings.Count(string(got), "\r\n\r\n") - strings.Count(string(got), "data: "); n < 3 {
+		t.Fatalf("%d heartbeats during a 600ms hold at 100ms:\n%q", n, got)
+	}
+	s.mock.Enqueue(mockupstream.Stream(body, chunkings[0]))
+	read := geminiStream(t, geminiClient(t, s.app.URL()))
+	if read.err != nil || strings.Join(read.names(), ",") != "add,multiply" {
+		t.Fatalf("genai through heartbeats read %v (err %v)", read.names(), read.err)
+	}
+}

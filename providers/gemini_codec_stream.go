@@ -41,8 +41,15 @@ func (s *geminiSSEStream) ErrorFrame(dst []byte, code, message string) []byte {
 	return s.Frame(dst, GeminiErrorBody(502, geminiErrorText(code, message), ""))
 }
 
-// Heartbeat is nil: genai-go fails on a comment block.
-func (s *geminiSSEStream) Heartbeat() []byte { return nil }
+// Heartbeat is an empty block, the stream's terminator alone: genai-go
+// fails on a comment block but skips an empty one, and Gemini CLI's
+// reader takes blank lines between frames.
+func (s *geminiSSEStream) Heartbeat() []byte {
+	if s.split.term == "\n\n" {
+		return []byte("\n\n")
+	}
+	return []byte("\r\n\r\n")
+}
 
 // geminiArrayStream is the default streamGenerateContent response, one
 // JSON array sent an element at a time. hookgate writes the array's
