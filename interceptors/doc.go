@@ -4,6 +4,10 @@
 // hooks' decisions (block, rewrite, inject, append). Session identity and
 // memory, and the dedupe of resent history, live here too.
 //
+// Formats that bring a providers.Codec are read by one format-neutral
+// interceptor (codec*.go); chat completions, Responses and Messages, whose
+// calls stream in pieces, have stream machines of their own.
+//
 // It knows nothing of sockets or YAML: the proxy hands it bytes and a sink,
 // and it never imports the proxy.
 package interceptors

@@ -29,6 +29,12 @@
 //     unless plain;
 //   - chat_synthesize.go, chat_retry.go, chat_request_user.go: replies
 //     hookgate gives itself, the tool round of a retry, summed usage;
+//   - codec.go: the format-neutral Codec interface (a request as a Turn,
+//     frames as neutral parts, the encodings of hookgate's decisions) for
+//     formats whose calls arrive whole in one frame; gemini_*.go (Google's
+//     Gemini API) and ollama_*.go (Ollama's /api/chat) implement it;
+//   - format*.go: the registry of formats (format_<name>.go, one each,
+//     Azure OpenAI's read as OpenAI's);
 //   - json_scan.go, json_edit.go, json_dupkeys.go: the JSON plumbing they
 //     share.
 //
