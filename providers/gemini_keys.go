@@ -1,9 +1,5 @@
 package providers
 
-import (
-	"fmt"
-)
-
 // Why Gemini key spellings are refused: google.golang.org/genai copies a
 // candidate's content wholesale and decodes it with encoding/json, which
 // matches member names without regard to case ("FunctionCall" and
@@ -15,70 +11,8 @@ import (
 // Unicode simple folding, '_' removed, escapes decoded) to a member name
 // of the Gemini API is spelt other than exactly (ErrKeySpelling).
 
-// checkGeminiCanonical is the Gemini canonical-form gate: valid JSON
-// (ErrInvalidJSON), no repeated key at any depth (ErrDuplicateKey), no
-// variant spelling of a Gemini member outside free-form members
-// (ErrKeySpelling).
-func checkGeminiCanonical(raw []byte) error {
-	if err := validateUnique(raw, nil); err != nil {
-		return err
-	}
-	return geminiSpelling(raw, 0)
-}
-
-// geminiSpelling walks a valid value and fails at the first key that is a
-// variant spelling of a Gemini member. Values of free-form members are
-// not looked into: their keys are a tool's or a schema's own.
-func geminiSpelling(raw []byte, depth int) error {
-	if depth > maxJSONDepth {
-		return errTooDeep
-	}
-	i := skipSpace(raw, 0)
-	if i >= len(raw) {
-		return nil
-	}
-	switch raw[i] {
-	case '{':
-		it, _ := iterObject(raw)
-		for key, val, ok := it.next(); ok; key, val, ok = it.next() {
-			if name, ok := geminiVariant(key); ok {
-				return fmt.Errorf("key %q spells Gemini member %q: %w", key, name, ErrKeySpelling)
-			}
-			if _, free := geminiFreeForm[string(key)]; free {
-				continue
-			}
-			if err := geminiSpelling(val, depth+1); err != nil {
-				return err
-			}
-		}
-	case '[':
-		it, _ := iterArray(raw)
-		for val, ok := it.next(); ok; val, ok = it.next() {
-			if err := geminiSpelling(val, depth+1); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// geminiVariant reports whether k, a raw key between its quotes, folds to
-// a Gemini member name without being one exactly; it returns the member.
-func geminiVariant(k []byte) (string, bool) {
-	if _, exact := geminiMemberSet[string(k)]; exact {
-		return "", false
-	}
-	if len(k) > 6*geminiMaxMemberLen+32 {
-		return "", false // longer than any member, even spelt in \u escapes and '_'s
-	}
-	var ftmp [256]byte
-	folded, ok := foldMemberName(ftmp[:0], k, true, geminiMaxMemberLen)
-	if !ok {
-		return "", false
-	}
-	name, ok := geminiFolded[string(folded)]
-	return name, ok
-}
+// checkGeminiCanonical is the Gemini canonical-form gate (memberGate).
+func checkGeminiCanonical(raw []byte) error { return geminiGate.check(raw) }
 
 // geminiFreeForm are members whose values hold keys no reader matches to
 // a field: a call's args, a function response, schemas, metadata maps.
@@ -184,27 +118,5 @@ var geminiMemberNames = [...]string{
 	"willContinue", "word", "wordTimestamp", "words",
 }
 
-// geminiMemberSet holds geminiMemberNames; geminiFolded maps each name's
-// folded form (lower case) to the name; geminiMaxMemberLen is the length
-// of the longest.
-var geminiMemberSet, geminiFolded, geminiMaxMemberLen = indexGeminiMembers()
-
-func indexGeminiMembers() (map[string]struct{}, map[string]string, int) {
-	set := make(map[string]struct{}, len(geminiMemberNames))
-	folded := make(map[string]string, len(geminiMemberNames))
-	longest := 0
-	for _, n := range geminiMemberNames {
-		set[n] = struct{}{}
-		f := make([]byte, 0, len(n))
-		for i := 0; i < len(n); i++ {
-			c := n[i]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			f = append(f, c)
-		}
-		folded[string(f)] = n
-		longest = max(longest, len(n))
-	}
-	return set, folded, longest
-}
+// geminiGate is the gate over geminiMemberNames and geminiFreeForm.
+var geminiGate = newMemberGate("Gemini", geminiMemberNames[:], geminiFreeForm)

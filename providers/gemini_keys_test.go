@@ -29,7 +29,7 @@ func TestGeminiMemberNamesCoverGenai(t *testing.T) {
 				continue
 			}
 			if name != "" {
-				if _, ok := geminiMemberSet[name]; !ok {
+				if _, ok := geminiGate.members[name]; !ok {
 					t.Errorf("%s.%s: member %q missing from geminiMemberNames", ty.Name(), fl.Name, name)
 				}
 			}
@@ -47,7 +47,7 @@ func TestGeminiVariant(t *testing.T) {
 		`\u0066unctionCall`: true, "thought_signature": true, "text": false, "Text": true,
 		"command": false, "datastore": false, "dataStore": false, "data_store": true,
 	} {
-		if _, got := geminiVariant([]byte(k)); got != want {
+		if _, got := geminiGate.variant([]byte(k)); got != want {
 			t.Errorf("geminiVariant(%q) = %v, want %v", k, got, want)
 		}
 	}

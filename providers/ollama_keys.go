@@ -1,7 +1,5 @@
 package providers
 
-import "fmt"
-
 // Why Ollama key spellings are refused: Ollama's Go api client, and the
 // Ollama server reading a request, decode with encoding/json, which
 // matches member names without regard to case ("Tool_Calls" and
@@ -13,70 +11,8 @@ import "fmt"
 // removed so that "toolCalls" counts as well) to a member name of the
 // Ollama API is spelt other than exactly (ErrKeySpelling).
 
-// checkOllamaCanonical is the Ollama canonical-form gate: valid JSON
-// (ErrInvalidJSON), no repeated key at any depth (ErrDuplicateKey), no
-// variant spelling of an Ollama member outside free-form members
-// (ErrKeySpelling).
-func checkOllamaCanonical(raw []byte) error {
-	if err := validateUnique(raw, nil); err != nil {
-		return err
-	}
-	return ollamaSpelling(raw, 0)
-}
-
-// ollamaSpelling walks a valid value and fails at the first key that is a
-// variant spelling of an Ollama member. Values of free-form members (a
-// call's arguments, schemas, options) are not looked into.
-func ollamaSpelling(raw []byte, depth int) error {
-	if depth > maxJSONDepth {
-		return errTooDeep
-	}
-	i := skipSpace(raw, 0)
-	if i >= len(raw) {
-		return nil
-	}
-	switch raw[i] {
-	case '{':
-		it, _ := iterObject(raw)
-		for key, val, ok := it.next(); ok; key, val, ok = it.next() {
-			if name, ok := ollamaVariant(key); ok {
-				return fmt.Errorf("key %q spells Ollama member %q: %w", key, name, ErrKeySpelling)
-			}
-			if _, free := ollamaFreeForm[string(key)]; free {
-				continue
-			}
-			if err := ollamaSpelling(val, depth+1); err != nil {
-				return err
-			}
-		}
-	case '[':
-		it, _ := iterArray(raw)
-		for val, ok := it.next(); ok; val, ok = it.next() {
-			if err := ollamaSpelling(val, depth+1); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// ollamaVariant reports whether k, a raw key between its quotes, folds to
-// an Ollama member name without being one exactly; it returns the member.
-func ollamaVariant(k []byte) (string, bool) {
-	if _, exact := ollamaMemberSet[string(k)]; exact {
-		return "", false
-	}
-	if len(k) > 6*ollamaMaxMemberLen+32 {
-		return "", false // longer than any member, even spelt in \u escapes and '_'s
-	}
-	var ftmp [256]byte
-	folded, ok := foldMemberName(ftmp[:0], k, true, ollamaMaxMemberLen)
-	if !ok {
-		return "", false
-	}
-	name, ok := ollamaFolded[string(folded)]
-	return name, ok
-}
+// checkOllamaCanonical is the Ollama canonical-form gate (memberGate).
+func checkOllamaCanonical(raw []byte) error { return ollamaGate.check(raw) }
 
 // ollamaFreeForm are members whose values hold keys no reader matches to
 // a field: a call's arguments, tool schemas, model options, a format
@@ -121,20 +57,5 @@ var ollamaMemberNames = [...]string{
 	"verbose", "vram_bytes",
 }
 
-// ollamaMemberSet holds ollamaMemberNames; ollamaFolded maps each name's
-// folded form (lower case, '_' removed) to the name; ollamaMaxMemberLen
-// is the length of the longest.
-var ollamaMemberSet, ollamaFolded, ollamaMaxMemberLen = indexOllamaMembers()
-
-func indexOllamaMembers() (map[string]struct{}, map[string]string, int) {
-	set := make(map[string]struct{}, len(ollamaMemberNames))
-	folded := make(map[string]string, len(ollamaMemberNames))
-	longest := 0
-	for _, n := range ollamaMemberNames {
-		set[n] = struct{}{}
-		f, _ := foldMemberName(nil, []byte(n), true, len(n))
-		folded[string(f)] = n
-		longest = max(longest, len(n))
-	}
-	return set, folded, longest
-}
+// ollamaGate is the gate over ollamaMemberNames and ollamaFreeForm.
+var ollamaGate = newMemberGate("Ollama", ollamaMemberNames[:], ollamaFreeForm)

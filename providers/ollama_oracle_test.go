@@ -64,15 +64,15 @@ func TestOllamaMemberNamesCoverOracle(t *testing.T) {
 		for i := range ty.NumField() {
 			fl := ty.Field(i)
 			name := strings.Split(fl.Tag.Get("json"), ",")[0]
-			if _, ok := ollamaMemberSet[name]; !ok {
+			if _, ok := ollamaGate.members[name]; !ok {
 				t.Errorf("%s.%s: member %q missing from ollamaMemberNames", ty.Name(), fl.Name, name)
 			}
 			walk(fl.Type)
 		}
 	}
 	walk(reflect.TypeOf(ollamaOracleResponse{}))
-	if len(ollamaFolded) != len(ollamaMemberSet) {
-		t.Errorf("%d members fold to %d names", len(ollamaMemberSet), len(ollamaFolded))
+	if len(ollamaGate.folded) != len(ollamaGate.members) {
+		t.Errorf("%d members fold to %d names", len(ollamaGate.members), len(ollamaGate.folded))
 	}
 }
 
