@@ -116,37 +116,25 @@ func (geminiCodec) EditFrame(payload []byte, f *CodecFrame, edits []CallEdit, te
 	if !ok {
 		return nil, fmt.Errorf("gemini edit: frame not decoded by GeminiCodec: %w", ErrNotFound)
 	}
-	out := append([]byte(nil), payload...)
-	var remove []int
-	var err error
-	for _, e := range edits {
-		if e.Call < 0 || e.Call >= len(st.parts) {
-			return nil, fmt.Errorf("gemini edit: call %d: %w", e.Call, ErrNotFound)
-		}
-		pos := st.parts[e.Call]
-		switch {
-		case e.Remove:
-			remove = append(remove, pos)
-		case e.Args != nil:
-			if out, err = setRaw(out, jpath("candidates", 0, "content", "parts", pos, "functionCall", "args"), e.Args); err != nil {
+	return frameEdits{
+		api:   "gemini",
+		calls: len(st.parts),
+		place: func(call int) int { return st.parts[call] },
+		setArgs: func(out []byte, pos int, args []byte) ([]byte, error) {
+			out, err := setRaw(out, jpath("candidates", 0, "content", "parts", pos, "functionCall", "args"), args)
+			if err != nil {
 				return nil, fmt.Errorf("gemini edit: %w", err)
 			}
-		}
-	}
-	if len(remove) > 0 {
-		if out, err = RemoveGeminiCalls(out, 0, remove); err != nil {
-			return nil, err
-		}
-	}
-	if text != "" {
-		if len(st.view.Candidates) == 0 {
-			return GeminiTextFrame(text, ""), nil
-		}
-		if out, err = AppendGeminiText(out, 0, text); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+			return out, nil
+		},
+		remove: func(out []byte, parts []int) ([]byte, error) { return RemoveGeminiCalls(out, 0, parts) },
+		appendText: func(out []byte, text string) ([]byte, error) {
+			if len(st.view.Candidates) == 0 {
+				return GeminiTextFrame(text, ""), nil
+			}
+			return AppendGeminiText(out, 0, text)
+		},
+	}.apply(payload, edits, text)
 }
 
 // NewStream reads an alt=sse stream or the default JSON-array one, as the

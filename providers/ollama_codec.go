@@ -88,34 +88,14 @@ func (ollamaCodec) EditFrame(payload []byte, f *CodecFrame, edits []CallEdit, te
 	if !ok {
 		return nil, fmt.Errorf("ollama edit: frame not decoded by OllamaCodec: %w", ErrNotFound)
 	}
-	out := append([]byte(nil), payload...)
-	var remove []int
-	var err error
-	for _, e := range edits {
-		if e.Call < 0 || e.Call >= len(st.view.Calls) {
-			return nil, fmt.Errorf("ollama edit: call %d: %w", e.Call, ErrNotFound)
-		}
-		pos := st.view.Calls[e.Call].Pos
-		switch {
-		case e.Remove:
-			remove = append(remove, pos)
-		case e.Args != nil:
-			if out, err = SetOllamaCallArguments(out, pos, e.Args); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if len(remove) > 0 {
-		if out, err = RemoveOllamaCalls(out, remove, -1); err != nil {
-			return nil, err
-		}
-	}
-	if text != "" {
-		if out, err = AppendOllamaText(out, text); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return frameEdits{
+		api:        "ollama",
+		calls:      len(st.view.Calls),
+		place:      func(call int) int { return st.view.Calls[call].Pos },
+		setArgs:    SetOllamaCallArguments,
+		remove:     func(out []byte, pos []int) ([]byte, error) { return RemoveOllamaCalls(out, pos, -1) },
+		appendText: AppendOllamaText,
+	}.apply(payload, edits, text)
 }
 
 // NewStream reads an NDJSON stream (OllamaNDJSONSplitter).
