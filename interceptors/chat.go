@@ -145,6 +145,7 @@ func (c *Chat) Begin(ctx context.Context, req *Request) (Exchange, error) {
 	}
 	x := &chatExchange{chat: c, body: req.Body, view: view, hooked: true}
 	x.engine = c.opts.Engine
+	x.metrics = c.opts.Metrics
 	x.id = c.identify(req, view.User, view.Model, view.SystemText, firstUser(view))
 	body, blocked, err := c.prepareTurn(ctx, &x.exchangeState, func() *turn { return chatTurn(view) }, chatEditor{}, req.Body)
 	switch {
@@ -237,16 +238,4 @@ func (x *chatExchange) FinishPlain(ctx context.Context, body []byte) ([]byte, er
 		return body, nil
 	}
 	return x.finishPlain(ctx, body)
-}
-
-func (x *chatExchange) held(delta int) {
-	if m := x.chat.opts.Metrics; m != nil {
-		m.Held(delta)
-	}
-}
-
-func (x *chatExchange) countToolCall(tool string, d hooks.Decision) {
-	if m := x.chat.opts.Metrics; m != nil {
-		m.ToolCall(tool, string(d))
-	}
 }

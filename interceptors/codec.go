@@ -5,7 +5,6 @@ import (
 	"io"
 	"sync"
 
-	"github.com/hookgate/hookgate/hooks"
 	"github.com/hookgate/hookgate/providers"
 )
 
@@ -54,6 +53,7 @@ func (c *Codec) Begin(ctx context.Context, req *Request) (Exchange, error) {
 	}
 	x := &codecExchange{c: c, body: req.Body, view: view, hooked: true}
 	x.engine = loop.opts.Engine
+	x.metrics = loop.opts.Metrics
 	x.id = loop.identify(req, view.User(), view.Model(), view.System(), view.FirstUserText())
 	x.id.provider = c.codec.Provider()
 	body, blocked, err := loop.prepareTurn(ctx, &x.exchangeState, view.Turn, view, req.Body)
@@ -106,18 +106,6 @@ func (x *codecExchange) FinishPlain(ctx context.Context, body []byte) ([]byte, e
 		return body, nil
 	}
 	return x.finishPlain(ctx, body)
-}
-
-func (x *codecExchange) held(delta int) {
-	if m := x.c.loop.opts.Metrics; m != nil {
-		m.Held(delta)
-	}
-}
-
-func (x *codecExchange) countToolCall(tool string, d hooks.Decision) {
-	if m := x.c.loop.opts.Metrics; m != nil {
-		m.ToolCall(tool, string(d))
-	}
 }
 
 // mayDisclaim reports whether pre_response runs on the answer: not on an

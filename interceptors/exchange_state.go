@@ -10,8 +10,9 @@ import (
 // exchangeState is what every wire format's exchange keeps: who the
 // request comes from, and how long it waited for hooks and worked itself.
 type exchangeState struct {
-	engine *hooks.Engine
-	id     *identity
+	engine  *hooks.Engine
+	metrics Metrics // nil counts nothing
+	id      *identity
 
 	// hookTime is time spent waiting for hooks on the request and on a
 	// plain response; work is time spent relaying a stream (hooks run
@@ -30,4 +31,18 @@ func (x *exchangeState) dispatch(ctx context.Context, ev *hooks.Event) hooks.Out
 	out := x.engine.Dispatch(ctx, ev)
 	x.hookTime += time.Since(start)
 	return out
+}
+
+// held counts tool calls held from the client (delta > 0) or released.
+func (x *exchangeState) held(delta int) {
+	if x.metrics != nil {
+		x.metrics.Held(delta)
+	}
+}
+
+// countToolCall counts a judged tool call by its decision.
+func (x *exchangeState) countToolCall(tool string, d hooks.Decision) {
+	if x.metrics != nil {
+		x.metrics.ToolCall(tool, string(d))
+	}
 }

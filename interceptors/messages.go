@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 
-	"github.com/hookgate/hookgate/hooks"
 	"github.com/hookgate/hookgate/providers"
 )
 
@@ -72,6 +71,7 @@ func (m *Messages) Begin(ctx context.Context, req *Request) (Exchange, error) {
 	}
 	x := &messagesExchange{m: m, body: req.Body, view: view, hooked: true}
 	x.engine = c.opts.Engine
+	x.metrics = c.opts.Metrics
 	x.id = c.identify(req, view.UserID, view.Model, view.System, view.FirstUserText())
 	x.id.provider = messagesProvider
 	body, blocked, err := c.prepareTurn(ctx, &x.exchangeState, func() *turn { return messagesTurn(view) }, messagesEditor{}, req.Body)
@@ -116,16 +116,4 @@ func (x *messagesExchange) FinishPlain(ctx context.Context, body []byte) ([]byte
 		return body, nil
 	}
 	return x.finishPlain(ctx, body)
-}
-
-func (x *messagesExchange) held(delta int) {
-	if m := x.m.loop.opts.Metrics; m != nil {
-		m.Held(delta)
-	}
-}
-
-func (x *messagesExchange) countToolCall(tool string, d hooks.Decision) {
-	if m := x.m.loop.opts.Metrics; m != nil {
-		m.ToolCall(tool, string(d))
-	}
 }

@@ -80,6 +80,7 @@ func (r *Responses) Begin(ctx context.Context, req *Request) (Exchange, error) {
 			Message: "background responses are fetched later, past hookgate's hooks; behind hookgate's policy stream them (stream: true) or drop background"}
 	}
 	x.engine = c.opts.Engine
+	x.metrics = c.opts.Metrics
 	link, err := x.loadLink()
 	if err != nil {
 		return nil, err
@@ -159,18 +160,6 @@ func (x *responsesExchange) FinishPlain(ctx context.Context, body []byte) ([]byt
 		return body, nil
 	}
 	return x.finishPlain(ctx, body)
-}
-
-func (x *responsesExchange) held(delta int) {
-	if m := x.r.loop.opts.Metrics; m != nil {
-		m.Held(delta)
-	}
-}
-
-func (x *responsesExchange) countToolCall(tool string, d hooks.Decision) {
-	if m := x.r.loop.opts.Metrics; m != nil {
-		m.ToolCall(tool, string(d))
-	}
 }
 
 // responsesStreamEnds reports an event after which a Responses stream may
