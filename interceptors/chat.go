@@ -116,6 +116,20 @@ func (c *Chat) active() bool {
 	return false
 }
 
+// admit asks the audit whether hooks may run now (Options.Admit): a
+// request whose decisions could not be recorded is refused with a 503 to
+// retry, in every format alike.
+func (c *Chat) admit(ctx context.Context) error {
+	if c.opts.Admit == nil {
+		return nil
+	}
+	if err := c.opts.Admit(ctx); err != nil {
+		return &RequestError{Status: 503, Type: "server_error", Code: "audit_unavailable",
+			Message: "hookgate cannot record hook decisions right now, so it runs no hooks and forwards nothing; retry shortly", Err: err}
+	}
+	return nil
+}
+
 func (c *Chat) has(ev hooks.EventName) bool {
 	return c.opts.Engine != nil && c.opts.Engine.HasHooks(ev)
 }
@@ -125,11 +139,8 @@ func (c *Chat) Begin(ctx context.Context, req *Request) (Exchange, error) {
 	if !c.active() {
 		return &chatExchange{chat: c, body: req.Body}, nil
 	}
-	if c.opts.Admit != nil {
-		if err := c.opts.Admit(ctx); err != nil {
-			return nil, &RequestError{Status: 503, Type: "server_error", Code: "audit_unavailable",
-				Message: "hookgate cannot record hook decisions right now, so it runs no hooks and forwards nothing; retry shortly", Err: err}
-		}
+	if err := c.admit(ctx); err != nil {
+		return nil, err
 	}
 	view, err := providers.ParseChatRequest(req.Body)
 	if err != nil {

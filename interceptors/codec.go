@@ -40,11 +40,8 @@ func (c *Codec) Begin(ctx context.Context, req *Request) (Exchange, error) {
 	if !loop.active() {
 		return &codecExchange{c: c, body: req.Body}, nil
 	}
-	if loop.opts.Admit != nil {
-		if err := loop.opts.Admit(ctx); err != nil {
-			return nil, &RequestError{Status: 503, Type: "server_error", Code: "audit_unavailable",
-				Message: "hookgate cannot record hook decisions right now, so it runs no hooks and forwards nothing; retry shortly", Err: err}
-		}
+	if err := loop.admit(ctx); err != nil {
+		return nil, err
 	}
 	view, err := c.codec.ParseRequest(req.Route, req.Query, req.Body)
 	if err != nil {

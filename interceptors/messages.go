@@ -58,11 +58,8 @@ func (m *Messages) Begin(ctx context.Context, req *Request) (Exchange, error) {
 	if !c.active() {
 		return &messagesExchange{m: m, body: req.Body}, nil
 	}
-	if c.opts.Admit != nil {
-		if err := c.opts.Admit(ctx); err != nil {
-			return nil, &RequestError{Status: 503, Type: "server_error", Code: "audit_unavailable",
-				Message: "hookgate cannot record hook decisions right now, so it runs no hooks and forwards nothing; retry shortly", Err: err}
-		}
+	if err := c.admit(ctx); err != nil {
+		return nil, err
 	}
 	view, err := providers.ParseMessagesRequest(req.Body)
 	if err != nil {
