@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,6 +23,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 )
 
@@ -148,11 +150,27 @@ func decodeManifests(t *testing.T, source string, data []byte, into *objects) {
 		default:
 			t.Fatalf("%s: unexpected kind %q %q", where, tm.APIVersion, tm.Kind)
 		}
-		if err := yaml.UnmarshalStrict([]byte(doc), obj); err != nil {
+		if err := decodeStrict([]byte(doc), obj); err != nil {
 			t.Fatalf("%s: strict decoding into %s: %v\n%s", where, tm.Kind, err, doc)
 		}
 		checkMeta(t, where, obj.(metav1.Object))
 	}
+}
+
+// decodeStrict decodes one YAML document as the API server reads a
+// manifest: field names match case-sensitively, and an unknown or
+// duplicate field is an error (encoding/json alone would take
+// readOnlyRootFileSystem for readOnlyRootFilesystem).
+func decodeStrict(doc []byte, obj any) error {
+	js, err := yaml.YAMLToJSONStrict(doc)
+	if err != nil {
+		return err
+	}
+	strictErrs, err := sigsjson.UnmarshalStrict(js, obj, sigsjson.DisallowDuplicateFields, sigsjson.DisallowUnknownFields)
+	if err != nil {
+		return err
+	}
+	return errors.Join(strictErrs...)
 }
 
 func stripComments(doc string) string {
