@@ -35,5 +35,8 @@ EXPOSE 8787 8788
 # distroless's nonroot user; numeric, so that runAsNonRoot can check it.
 USER 65532:65532
 WORKDIR /data
+# Without store.path, a configuration's SQLite file goes to the state folder:
+# on the volume too.
+ENV XDG_STATE_HOME=/data
 ENTRYPOINT ["/usr/local/bin/hookgate"]
 CMD ["serve", "--config", "/etc/hookgate/hookgate.yaml"]

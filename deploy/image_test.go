@@ -91,7 +91,7 @@ func dockerfile(t *testing.T) []string {
 // script TestStaticBuildIsAStaticELFThatAnswers runs; it builds with the
 // Go of go.mod and runs the binary as distroless's nonroot user on a
 // static base, with /data as a volume and the configuration in
-// /etc/hookgate.
+// /etc/hookgate (and the default store's state folder on that volume).
 func TestDockerfileBuildsWithTheTestedScript(t *testing.T) {
 	lines := dockerfile(t)
 	gomod, err := os.ReadFile(filepath.Join(repoRoot, "go.mod"))
@@ -134,6 +134,7 @@ func TestDockerfileBuildsWithTheTestedScript(t *testing.T) {
 		"COPY --from=build /out/hookgate /usr/local/bin/hookgate",
 		`VOLUME ["/data"]`,
 		"USER 65532:65532",
+		"ENV XDG_STATE_HOME=/data",
 		`ENTRYPOINT ["/usr/local/bin/hookgate"]`,
 		`CMD ["serve", "--config", "/etc/hookgate/hookgate.yaml"]`,
 	} {

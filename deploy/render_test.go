@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -79,7 +80,7 @@ func renderValues(ch *chart.Chart, vals map[string]any) (map[string]string, erro
 	}
 	// As helm install and helm template render (not lint --strict).
 	var e engine.Engine
-	return e.Render(ch, top)
+	return e.RenderWithContext(context.Background(), ch, top)
 }
 
 // mustRender renders and decodes, failing the test on any error.
