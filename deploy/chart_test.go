@@ -201,6 +201,12 @@ func TestChartRefusesUnsafeValues(t *testing.T) {
 		{"persistence without a claim", map[string]any{"persistence": map[string]any{"enabled": true}}, "existingClaim"},
 		{"listen in config", map[string]any{"config": map[string]any{"listen": "127.0.0.1:1"}}, "config.listen is set by the chart"},
 		{"store in config", map[string]any{"config": map[string]any{"store": map[string]any{"driver": "sqlite"}}}, "config.store is set by the chart"},
+		// values.schema.json: a misspelt or mistyped value is refused, not ignored.
+		{"misspelt value", map[string]any{"replicaCont": 2}, "replicaCont"},
+		{"misspelt nested value", map[string]any{"timeouts": map[string]any{"shutdownGrace": 10}}, "shutdownGrace"},
+		{"a duration for seconds", map[string]any{"timeouts": map[string]any{"drainDelaySeconds": "5s"}}, "drainDelaySeconds"},
+		{"a secret without its key", map[string]any{"secrets": map[string]any{"env": []any{map[string]any{"env": "OPENAI_API_KEY", "secretName": "upstream"}}}}, "secretKey"},
+		{"an admin token without its key", map[string]any{"secrets": map[string]any{"adminToken": map[string]any{"secretName": "admin"}}}, "secretKey"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
