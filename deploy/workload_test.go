@@ -75,7 +75,7 @@ func checkWorkload(t *testing.T, objs *objects) *workload {
 	// The configuration: a ConfigMap mounted as a directory at
 	// /etc/hookgate (a subPath mount is never updated, so hot reload would
 	// never see an edit), read by serve --config.
-	if !slices.Equal(c.Args[:3], []string{"serve", "--config", "/etc/hookgate/hookgate.yaml"}) {
+	if len(c.Args) < 3 || !slices.Equal(c.Args[:3], []string{"serve", "--config", "/etc/hookgate/hookgate.yaml"}) {
 		t.Errorf("args = %q, want serve --config /etc/hookgate/hookgate.yaml ...", c.Args)
 	}
 	cmName := ""
