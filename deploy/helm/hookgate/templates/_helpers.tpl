@@ -1,0 +1,128 @@
+{{/* Names, labels and the rendered hookgate.yaml, shared by the templates. */}}
+
+{{- define "hookgate.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "hookgate.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The admin Service's name: the fullname, cut so that "-admin" fits 63. */}}
+{{- define "hookgate.adminName" -}}
+{{- printf "%s-admin" (include "hookgate.fullname" . | trunc 57 | trimSuffix "-") -}}
+{{- end -}}
+
+{{- define "hookgate.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- default (include "hookgate.fullname" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "hookgate.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "hookgate.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "hookgate.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{ include "hookgate.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Values.image.tag | default .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end -}}
+
+{{/* drainDelaySeconds, or hookgate's default of 5 when it is null. */}}
+{{- define "hookgate.drainDelaySeconds" -}}
+{{- if kindIs "invalid" .Values.timeouts.drainDelaySeconds -}}5{{- else -}}{{ int .Values.timeouts.drainDelaySeconds }}{{- end -}}
+{{- end -}}
+
+{{/* Drain, then grace for what is in flight, then 5 s to exit. */}}
+{{- define "hookgate.terminationGracePeriodSeconds" -}}
+{{- add (include "hookgate.drainDelaySeconds" . | int) (int .Values.timeouts.shutdownGraceSeconds) 5 -}}
+{{- end -}}
+
+{{/*
+The whole hookgate.yaml: .Values.config with the keys the chart owns set
+over it (listeners, tokens, store, audit key, shutdown timeouts).
+*/}}
+{{- define "hookgate.config" -}}
+{{- $cfg := deepCopy (default (dict) .Values.config) -}}
+{{- $_ := set $cfg "listen" (printf "0.0.0.0:%d" (int .Values.ports.agent)) -}}
+{{- $admin := default (dict) (get $cfg "admin") -}}
+{{- $_ := set $admin "listen" (printf "0.0.0.0:%d" (int .Values.ports.admin)) -}}
+{{- if .Values.secrets.adminToken.secretName -}}
+{{- $_ := set $admin "token_env" "HOOKGATE_ADMIN_TOKEN" -}}
+{{- end -}}
+{{- if .Values.secrets.approverTokens -}}
+{{- $tokens := list -}}
+{{- range .Values.secrets.approverTokens -}}
+{{- $tokens = append $tokens (dict "name" .name "token_env" (include "hookgate.approverEnv" .)) -}}
+{{- end -}}
+{{- $_ := set $admin "tokens" $tokens -}}
+{{- end -}}
+{{- $_ := set $cfg "admin" $admin -}}
+{{- if .Values.postgres.enabled -}}
+{{- $_ := set $cfg "store" (dict "driver" "postgres" "dsn" "${HOOKGATE_PG_DSN}") -}}
+{{- else -}}
+{{- $_ := set $cfg "store" (dict "driver" "sqlite" "path" "/data/hookgate.db") -}}
+{{- end -}}
+{{- if .Values.secrets.auditKey.secretName -}}
+{{- $audit := default (dict) (get $cfg "audit") -}}
+{{- $_ := set $audit "key_env" "HOOKGATE_AUDIT_KEY" -}}
+{{- $_ := set $cfg "audit" $audit -}}
+{{- end -}}
+{{- $timeouts := default (dict) (get $cfg "timeouts") -}}
+{{- $_ := set $timeouts "shutdown_grace" (printf "%ds" (int .Values.timeouts.shutdownGraceSeconds)) -}}
+{{- if not (kindIs "invalid" .Values.timeouts.drainDelaySeconds) -}}
+{{- $_ := set $timeouts "drain_delay" (printf "%ds" (int .Values.timeouts.drainDelaySeconds)) -}}
+{{- end -}}
+{{- $_ := set $cfg "timeouts" $timeouts -}}
+{{- toYaml $cfg -}}
+{{- end -}}
+
+{{/* An approver token's variable: HOOKGATE_ADMIN_TOKEN_<NAME>. */}}
+{{- define "hookgate.approverEnv" -}}
+{{- printf "HOOKGATE_ADMIN_TOKEN_%s" (.name | upper | replace "-" "_" | replace "." "_") -}}
+{{- end -}}
+
+{{/* One env entry read from a Secret: (list NAME SECRET KEY). */}}
+{{- define "hookgate.secretEnv" -}}
+- name: {{ index . 0 }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ index . 1 | quote }}
+      key: {{ index . 2 | quote }}
+{{- end -}}
+
+{{/* Refuses values that would run hookgate wrongly. */}}
+{{- define "hookgate.checkValues" -}}
+{{- if and (not .Values.postgres.enabled) (or (gt (int .Values.replicaCount) 1) .Values.autoscaling.enabled) -}}
+{{- fail "more than one replica (replicaCount > 1 or autoscaling.enabled) needs postgres.enabled: the SQLite store is one pod's file, and an approval answered on one pod would not release a call held on another" -}}
+{{- end -}}
+{{- if and .Values.postgres.enabled (not .Values.postgres.dsnSecret.name) -}}
+{{- fail "postgres.enabled needs postgres.dsnSecret.name and .key: the DSN carries a password" -}}
+{{- end -}}
+{{- if and .Values.persistence.enabled (not .Values.persistence.existingClaim) -}}
+{{- fail "persistence.enabled needs persistence.existingClaim, a PersistentVolumeClaim for /data" -}}
+{{- end -}}
+{{- if and .Values.redis.addr .Values.redis.addrSecret.name -}}
+{{- fail "set redis.addr or redis.addrSecret, not both" -}}
+{{- end -}}
+{{- if hasKey (default (dict) .Values.config) "listen" -}}
+{{- fail "config.listen is set by the chart (ports.agent): remove it from config" -}}
+{{- end -}}
+{{- if hasKey (default (dict) .Values.config) "store" -}}
+{{- fail "config.store is set by the chart (postgres, persistence): remove it from config" -}}
+{{- end -}}
+{{- end -}}
