@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hookgate/hookgate/config"
+	"github.com/hookgate/hookgate/hooks"
 )
 
 // policy has one hook of each kind a test must handle: a class-matched
@@ -60,6 +61,16 @@ hooks:
     event: pre_tool_use
     matcher: "^search$"
     handler: {type: builtin, name: rate_limit, with: {limit: 1, window: 1h}}
+  - id: short-results
+    event: post_tool_use
+    matcher: "^cat$"
+    allow_mutation: [toolResult]
+    handler:
+      type: script
+      source: "function handle(e) { return {decision: 'rewrite', updatedResult: e.toolResult.slice(0, 5)}; }"
+  - id: stop-webhook
+    event: stop
+    handler: {type: http, url: "https://hooks.invalid/stop"}
   - id: never-reached
     event: subagent_start
     handler:
@@ -360,4 +371,62 @@ func TestLoadReadsAFile(t *testing.T) {
 	if err != nil || len(f.Cases) != 1 || f.Cases[0].Line != 2 {
 		t.Fatalf("%+v %v", f, err)
 	}
+}
+
+func TestPostToolUseResultRewrite(t *testing.T) {
+	f := parse(t, `cases:
+  - {name: cut, event: post_tool_use, tool: cat, result: "0123456789", expect: {decision: rewrite, result: "01234"}}
+`)
+	wantPass(t, runOne(t, f), "cut")
+}
+
+// An observing http hook runs after the case's verdict; a stub it lacks
+// fails the case all the same.
+func TestObservingRemoteHookNeedsAStubToo(t *testing.T) {
+	f := parse(t, `cases:
+  - {name: unstubbed, event: stop, response: done, expect: allow}
+  - {name: stubbed, event: stop, response: done, stub: {stop-webhook: {decision: allow}}, expect: allow}
+`)
+	rep := runOne(t, f)
+	wantFail(t, rep, "unstubbed", "http hook stop-webhook was reached")
+	wantPass(t, rep, "stubbed")
+}
+
+// The compiled copy sends no key and no configured header to the stub
+// server, and counts rate limits in memory.
+func TestOfflineConfigCarriesNoSecrets(t *testing.T) {
+	cfg := loadPolicy(t)
+	cfg.Hooks = append(cfg.Hooks, cfg.Hooks[len(cfg.Hooks)-1])
+	last := &cfg.Hooks[len(cfg.Hooks)-1]
+	last.ID = "shared-limit"
+	last.Handler = hooksHandler("rate_limit", map[string]any{"limit": 1, "window": "1m", "redis": map[string]any{}})
+	off, ids, remote := offline(cfg, "http://127.0.0.1:1")
+	for _, u := range off.Upstreams {
+		if u.APIKey != "" {
+			t.Errorf("upstream %s keeps its key", u.Name)
+		}
+	}
+	if cfg.Upstreams[0].APIKey == "" {
+		t.Error("the loaded configuration lost its key (offline must copy)")
+	}
+	for _, h := range off.Hooks {
+		if h.Handler.Type == "http" && (h.Handler.Headers != nil || !strings.HasPrefix(h.Handler.URL, "http://127.0.0.1:1/http/")) {
+			t.Errorf("%s: %+v", h.ID, h.Handler)
+		}
+		if h.ID == "shared-limit" {
+			if _, ok := h.Handler.With["redis"]; ok {
+				t.Error("rate_limit keeps redis")
+			}
+		}
+	}
+	if _, ok := last.Handler.With["redis"]; !ok {
+		t.Error("the loaded configuration lost its redis (offline must copy)")
+	}
+	if len(ids) != 3 || remote["judge"] != "prompt" || remote["policy-server"] != "http" {
+		t.Errorf("ids %v remote %v", ids, remote)
+	}
+}
+
+func hooksHandler(name string, with map[string]any) hooks.HandlerSpec {
+	return hooks.HandlerSpec{Type: "builtin", Name: name, With: with}
 }
