@@ -86,7 +86,8 @@ type Stub struct {
 // other field set is checked too.
 type Expect struct {
 	// Decision is the chain's verdict: allow, rewrite, block or error (a
-	// contributing hook failed).
+	// contributing hook failed); or Ask: an approval hook puts the call to
+	// a person, whatever they would answer.
 	Decision hooks.Decision
 	// Reason matches the block or failure reason.
 	Reason *Pattern
@@ -171,12 +172,16 @@ func (e *Expect) UnmarshalYAML(n *yaml.Node) error {
 	return checkDecision(valueOf(n, "decision"), e.Decision)
 }
 
+// Ask is the expectation that an approval hook asks a person; the case
+// then needs no `approval:` answer.
+const Ask hooks.Decision = "ask"
+
 // expectedDecisions are the chain verdicts a case can expect.
-var expectedDecisions = []hooks.Decision{hooks.Allow, hooks.Rewrite, hooks.Block, hooks.Error}
+var expectedDecisions = []hooks.Decision{hooks.Allow, hooks.Rewrite, hooks.Block, hooks.Error, Ask}
 
 func checkDecision(n *yaml.Node, d hooks.Decision) error {
 	if !slices.Contains(expectedDecisions, d) {
-		return lineErr(n, "expect: decision %q is not one of allow, rewrite, block, error", d)
+		return lineErr(n, "expect: decision %q is not one of allow, rewrite, block, error, ask", d)
 	}
 	return nil
 }
@@ -263,7 +268,7 @@ func (c *Case) check() error {
 		return fmt.Errorf("approval: %q is not one of approve, reject, timeout", c.Approval)
 	}
 	if c.Expect.Decision == "" {
-		return errors.New("expect: is required (allow, rewrite, block or error)")
+		return errors.New("expect: is required (allow, rewrite, block, error or ask)")
 	}
 	full := c.Event.Kind == yaml.MappingNode
 	if full {

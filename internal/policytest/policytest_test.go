@@ -302,11 +302,14 @@ func TestApprovalsAnsweredByTheCase(t *testing.T) {
   - {name: timed out, tool: transfer, approval: timeout, expect: {decision: block, reason: nobody approved}}
   - {name: unanswered, tool: transfer, expect: block}
   - {name: not asked, tool: exec, input: {command: ls}, expect: {decision: allow, asked: false}}
+  - {name: asks, tool: transfer, expect: ask}
+  - {name: does not ask, tool: exec, input: {command: ls}, expect: ask}
 `)
 	rep := runOne(t, f)
-	for _, name := range []string{"approved", "rejected", "timed out", "not asked"} {
+	for _, name := range []string{"approved", "rejected", "timed out", "not asked", "asks"} {
 		wantPass(t, rep, name)
 	}
+	wantFail(t, rep, "does not ask", "decision: want ask (an approval hook asks a person), got allow")
 	wantFail(t, rep, "unanswered", "approval hook ask-ops asked, and the case gives no `approval:")
 }
 

@@ -198,7 +198,11 @@ func checkStubs(f *File, remote map[string]string) error {
 // judge compares an outcome with the expectation.
 func judge(e *Expect, out *hooks.Outcome, st *state) []string {
 	var fails []string
-	if out.Decision != e.Decision {
+	if e.Decision == Ask {
+		if len(st.asked) == 0 {
+			fails = append(fails, fmt.Sprintf("decision: want ask (an approval hook asks a person), got %s with no approval asked", out.Decision))
+		}
+	} else if out.Decision != e.Decision {
 		got := string(out.Decision)
 		if out.HookID != "" {
 			got += fmt.Sprintf(" by %s (%q)", out.HookID, out.Reason)
