@@ -28,18 +28,27 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() { fmt.Fprint(stderr, testUsage); fs.PrintDefaults() }
 	path := fs.String("config", "hookgate.yaml", "configuration file")
 	coverage := fs.Bool("coverage", false, "also list the hooks no case reached")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
+	// Flags may come after TESTS too (`hookgate test a_test.yaml --config c.yaml`).
+	var tests []string
+	for rest := args; ; {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return 0
+			}
+			return 2
 		}
-		return 2
+		if fs.NArg() == 0 {
+			break
+		}
+		tests = append(tests, fs.Arg(0))
+		rest = fs.Args()[1:]
 	}
 	cfg, err := loadForTest(*path, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
-	paths, err := testFiles(*path, fs.Args())
+	paths, err := testFiles(*path, tests)
 	if err != nil {
 		fmt.Fprintln(stderr, "hookgate test:", err)
 		return 2

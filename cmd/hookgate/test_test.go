@@ -41,7 +41,7 @@ func TestPolicyTestWrongExpectationExitsNonZero(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errb bytes.Buffer
-	code := run([]string{"test", "--config", "../../configs/demo.yaml", tests}, &out, &errb)
+	code := run([]string{"test", tests, "--config", "../../configs/demo.yaml"}, &out, &errb)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
 	}
