@@ -433,3 +433,43 @@ func TestOfflineConfigCarriesNoSecrets(t *testing.T) {
 func hooksHandler(name string, with map[string]any) hooks.HandlerSpec {
 	return hooks.HandlerSpec{Type: "builtin", Name: name, With: with}
 }
+
+// A tenant's hooks file is compiled with the operator's hooks, scoped to
+// the tenant; the tenant's read_only flag is the switch when the case
+// gives none.
+func TestTenantHooksAndReadOnly(t *testing.T) {
+	dir := t.TempDir()
+	tenantHooks := "- id: acme-no-drop\n  event: pre_tool_use\n  matcher: \"^drop$\"\n  handler: {type: builtin, name: deny_patterns, with: {patterns: [\".*\"]}}\n"
+	if err := os.WriteFile(filepath.Join(dir, "acme.yaml"), []byte(tenantHooks), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	src := policy + "tenants:\n  - id: acme\n    key_hashes: [\"" + strings.Repeat("a", 64) + "\"]\n    hooks_file: acme.yaml\n    read_only: true\n  - id: beta\n    key_hashes: [\"" + strings.Repeat("b", 64) + "\"]\n"
+	env := map[string]string{"PT_ADMIN": "admin-token", "PT_KEY": "sk-never-sent"}
+	cfg, err := config.Parse([]byte(src), "policy.yaml", func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.BaseDir = dir
+	f := parse(t, `cases:
+  - {name: acme drops, tool: drop, input: {table: users}, tenant: acme, expect: {decision: block, hook: acme-no-drop}}
+  - {name: beta drops, tool: drop, input: {table: users}, tenant: beta, expect: allow}
+  - {name: acme is read-only, tool: write_db, tenant: acme, expect: {decision: block, hook: read-only}}
+  - {name: acme switched back, tool: write_db, tenant: acme, read_only: false, expect: allow}
+  - {name: beta writes, tool: write_db, tenant: beta, expect: allow}
+`)
+	rep, err := Run(cfg, []*File{f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"acme drops", "beta drops", "acme is read-only", "acme switched back", "beta writes"} {
+		wantPass(t, rep, name)
+	}
+
+	// serve would set a broken tenant aside; a test must see every hook.
+	if err := os.WriteFile(filepath.Join(dir, "acme.yaml"), []byte("- id: acme-no-drop\n  event: pre_tool\n  handler: {type: builtin, name: deny_patterns}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(cfg, []*File{f}); err == nil || !strings.Contains(err.Error(), "pre_tool") {
+		t.Fatalf("a broken tenant hooks file: %v", err)
+	}
+}
