@@ -1,6 +1,7 @@
 package policytest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -472,4 +473,21 @@ func TestTenantHooksAndReadOnly(t *testing.T) {
 	if _, err := Run(cfg, []*File{f}); err == nil || !strings.Contains(err.Error(), "pre_tool") {
 		t.Fatalf("a broken tenant hooks file: %v", err)
 	}
+}
+
+// A run of unstubbed cases does not open the hook's breaker: each later
+// case still reaches the stub server, fails for its missing stub, or gets
+// its stub.
+func TestNoBreakerBetweenCases(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("cases:\n")
+	for i := range 8 {
+		fmt.Fprintf(&src, "  - {name: bare %d, tool: pay, expect: block}\n", i)
+	}
+	src.WriteString("  - {name: stubbed, tool: pay, stub: {policy-server: {decision: allow}}, expect: allow}\n")
+	rep := runOne(t, parse(t, src.String()))
+	for i := range 8 {
+		wantFail(t, rep, fmt.Sprintf("bare %d", i), "gives it no stub")
+	}
+	wantPass(t, rep, "stubbed")
 }

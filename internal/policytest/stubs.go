@@ -17,8 +17,8 @@ import (
 // stubServer answers http hooks and prompt hooks' judges on loopback from
 // the running case's stubs. The hooks' own handlers make the requests, as
 // they would to a policy server or a model: only the address is changed.
-// A hook reached without a stub gets a 500 (so it fails closed) and its
-// case fails naming it.
+// A hook reached without a stub gets a 503, as from a server that is not
+// there (so it fails closed), and its case fails naming it.
 type stubServer struct {
 	srv  *http.Server
 	ln   net.Listener
@@ -81,7 +81,7 @@ func (s *stubServer) serveHTTPHook(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, 1<<20))
 	st, ok := s.stub(r.PathValue("n"), r.Header.Get("X-Hookgate-Event-Id"), "http")
 	if !ok {
-		http.Error(w, "no stub", http.StatusInternalServerError)
+		http.Error(w, "no stub", http.StatusServiceUnavailable)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -111,7 +111,7 @@ func (s *stubServer) serveJudge(w http.ResponseWriter, r *http.Request) {
 	}
 	st, ok := s.stub(r.PathValue("n"), ev.EventID, "prompt")
 	if !ok {
-		http.Error(w, `{"error":{"message":"no stub"}}`, http.StatusInternalServerError)
+		http.Error(w, `{"error":{"message":"no stub"}}`, http.StatusServiceUnavailable)
 		return
 	}
 	verdict, _ := json.Marshal(map[string]string{"decision": string(st.Decision), "reason": st.Reason})
@@ -124,8 +124,8 @@ func (s *stubServer) serveJudge(w http.ResponseWriter, r *http.Request) {
 }
 
 // offline is cfg as `hookgate test` compiles it: http hooks post to the
-// stub server, prompt hooks ask it as their judge, upstreams carry no key,
-// and rate limits count in memory. It returns the hook ids the stub paths
+// stub server, prompt hooks ask it as their judge (both without a circuit
+// breaker), upstreams carry no key, and rate limits count in memory. It returns the hook ids the stub paths
 // name and the kind (http, prompt) of each remote hook by id.
 func offline(cfg *config.Config, stubBase string) (*config.Config, []string, map[string]string) {
 	c := *cfg
@@ -156,6 +156,11 @@ func offline(cfg *config.Config, stubBase string) (*config.Config, []string, map
 				h.With = maps.Clone(h.With)
 				delete(h.With, "redis")
 			}
+		}
+		if remote[spec.ID] != "" {
+			// Each case is answered on its own: a breaker opened by one
+			// case's missing stub must not answer the next case.
+			spec.Breaker = &hooks.BreakerSpec{Disabled: true}
 		}
 		spec.Handler = h
 		c.Hooks[i] = spec
