@@ -27,6 +27,8 @@ usage:
                                     answer approval questions, also while hookgate is down
   hookgate bench [--config FILE]    measure the latency hookgate and each hook of FILE add
                                     (mock upstream on loopback; --help for the harness flags)
+  hookgate test --config FILE [TESTS...]
+                                    run policy test files against FILE's hooks (no proxy, no upstream)
   hookgate version                  print the version
 `
 
@@ -57,6 +59,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runAudit(args[1:], stdout, stderr)
 	case "approvals":
 		return runApprovals(args[1:], stdout, stderr)
+	case "test":
+		return runTest(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "hookgate", version)
 		return 0
