@@ -1,6 +1,8 @@
 package config
 
 import (
+	"time"
+
 	"github.com/hookgate/hookgate/hooks"
 )
 
@@ -136,6 +138,11 @@ type Timeouts struct {
 	// ShutdownGrace is how long requests and streams in flight may run
 	// after SIGTERM before hookgate closes them and exits.
 	ShutdownGrace Duration `yaml:"shutdown_grace"`
+	// DrainDelay is how long hookgate, after SIGTERM, keeps serving with
+	// its readiness (/readyz) false before it stops accepting connections,
+	// so that load balancers stop sending first. Nil is
+	// DefaultDrainDelay; 0 stops at once.
+	DrainDelay *Duration `yaml:"drain_delay"`
 	// ClientHeader bounds the time a client takes to send a request's
 	// head; ClientBodyProgress the time between two bytes of its body;
 	// ClientIdle how long a keep-alive connection waits for its next
@@ -146,6 +153,14 @@ type Timeouts struct {
 	ClientBodyProgress Duration `yaml:"client_body_progress"`
 	ClientIdle         Duration `yaml:"client_idle"`
 	ClientWriteStall   Duration `yaml:"client_write_stall"`
+}
+
+// Drain is DrainDelay, DefaultDrainDelay when unset.
+func (t Timeouts) Drain() time.Duration {
+	if t.DrainDelay == nil {
+		return DefaultDrainDelay
+	}
+	return t.DrainDelay.D()
 }
 
 // Interception tunes how the agent loop is read out of the traffic.

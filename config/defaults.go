@@ -25,6 +25,9 @@ const (
 	DefaultAuditQueue       = 4096
 	DefaultAuditMaxWait     = 2 * time.Second
 	DefaultShutdownGrace    = 30 * time.Second
+	// DefaultDrainDelay is a few of a load balancer's health-check
+	// intervals: long enough for it to take the instance out.
+	DefaultDrainDelay = 5 * time.Second
 )
 
 // Client connection defaults. The idle timeout is above common load
@@ -76,6 +79,10 @@ func applyDefaults(c *Config) {
 	setDuration(&c.Timeouts.Idle, DefaultIdleTimeout)
 	setDuration(&c.Timeouts.Heartbeat, DefaultHeartbeat)
 	setDuration(&c.Timeouts.ShutdownGrace, DefaultShutdownGrace)
+	if c.Timeouts.DrainDelay == nil {
+		d := Duration(DefaultDrainDelay)
+		c.Timeouts.DrainDelay = &d
+	}
 	setDuration(&c.Timeouts.ClientHeader, DefaultClientHeaderTimeout)
 	setDuration(&c.Timeouts.ClientBodyProgress, DefaultClientBodyProgressTimeout)
 	setDuration(&c.Timeouts.ClientIdle, DefaultClientIdleTimeout)

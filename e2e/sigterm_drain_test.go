@@ -29,7 +29,7 @@ func TestHardeningSIGTERMDrainsStreamsAndExitsZero(t *testing.T) {
 	// A stream of about 1.5 s with a tool call at its end.
 	spec := mockupstream.StreamSpec{TextDeltas: 30, ToolCalls: 1}
 	mock.Enqueue(mockupstream.Stream(spec.SSE(), mockupstream.Chunking{Mode: mockupstream.PerEvent, Interval: 50 * time.Millisecond}))
-	cmd, url, stderr, logDone := sigtermServe(t, mock, "")
+	cmd, url, stderr, logDone := sigtermServe(t, mock, "timeouts:\n  drain_delay: 0s\n")
 	r := sigtermStream(t, url)
 	sent := time.Now()
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -87,6 +87,13 @@ func TestHardeningSIGTERMDrainsStreamsAndExitsZero(t *testing.T) {
 // its log and a channel closed once the log ends.
 func sigtermServe(t *testing.T, mock *mockupstream.Server, extra string) (*exec.Cmd, string, *hgLog, chan struct{}) {
 	t.Helper()
+	cmd, url, _, stderr, logDone := sigtermServeAdmin(t, mock, extra)
+	return cmd, url, stderr, logDone
+}
+
+// sigtermServeAdmin is sigtermServe that also returns the admin URL.
+func sigtermServeAdmin(t *testing.T, mock *mockupstream.Server, extra string) (*exec.Cmd, string, string, *hgLog, chan struct{}) {
+	t.Helper()
 	bin := buildHookgate(t)
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "hookgate.yaml")
@@ -104,7 +111,7 @@ func sigtermServe(t *testing.T, mock *mockupstream.Server, extra string) (*exec.
 	}
 	pw.Close()
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	urls := make(chan string, 1)
+	urls := make(chan []string, 1)
 	logDone := make(chan struct{})
 	go func() {
 		defer close(logDone)
@@ -112,17 +119,17 @@ func sigtermServe(t *testing.T, mock *mockupstream.Server, extra string) (*exec.
 		for sc.Scan() {
 			stderr.Write([]byte(sc.Text() + "\n"))
 			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
-				urls <- m[1]
+				urls <- m[1:3]
 			}
 		}
 	}()
 	select {
-	case url := <-urls:
-		return cmd, url, stderr, logDone
+	case u := <-urls:
+		return cmd, u[0], u[1], stderr, logDone
 	case <-time.After(20 * time.Second):
 		t.Fatal("hookgate serve did not start")
 	}
-	return nil, "", nil, nil
+	return nil, "", "", nil, nil
 }
 
 // sigtermStream opens a streamed chat request over raw TCP and returns
@@ -153,7 +160,7 @@ func TestHardeningSIGTERMGraceIsConfigurable(t *testing.T) {
 	mock := mockupstream.Start(t)
 	spec := mockupstream.StreamSpec{TextDeltas: 60}
 	mock.Enqueue(mockupstream.Stream(spec.SSE(), mockupstream.Chunking{Mode: mockupstream.PerEvent, Interval: 100 * time.Millisecond}))
-	cmd, url, stderr, logDone := sigtermServe(t, mock, "timeouts:\n  shutdown_grace: 500ms\n")
+	cmd, url, stderr, logDone := sigtermServe(t, mock, "timeouts:\n  shutdown_grace: 500ms\n  drain_delay: 0s\n")
 	r := sigtermStream(t, url)
 	sent := time.Now()
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -183,4 +190,96 @@ func TestHardeningSIGTERMGraceIsConfigurable(t *testing.T) {
 		t.Errorf("the shutdown line does not name the configured grace:\n%s", stderr.String())
 	}
 	t.Logf("SIGTERM with shutdown_grace 500ms: exited 0 after %s, the stream cut", exited.Round(time.Millisecond))
+}
+
+// On SIGTERM, /readyz turns 503 ("draining") first, while the listener
+// keeps serving new connections for timeouts.drain_delay, so that a load
+// balancer takes the instance out before it stops accepting; only then
+// does the listener close and the grace begin.
+func TestHardeningSIGTERMReadinessFlipsBeforeTheListenerCloses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	mock := mockupstream.Start(t)
+	spec := mockupstream.StreamSpec{TextDeltas: 3}
+	mock.Handle(mockupstream.Always(mockupstream.Stream(spec.SSE(), mockupstream.Chunking{Mode: mockupstream.PerEvent})))
+	const delay = 1500 * time.Millisecond
+	cmd, url, admin, stderr, logDone := sigtermServeAdmin(t, mock, "timeouts:\n  drain_delay: 1500ms\n")
+	if status, body := readyz(t, admin); status != 200 || !strings.Contains(body, `"status":"ready"`) {
+		t.Fatalf("before SIGTERM /readyz: %d %s", status, body)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	sent := time.Now()
+
+	// Readiness flips first.
+	var status int
+	var body string
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if status, body = readyz(t, admin); status == 503 {
+			break
+		}
+	}
+	if status != 503 || !strings.Contains(body, `"draining"`) {
+		t.Fatalf("/readyz after SIGTERM: %d %s\n%s", status, body, stderr.String())
+	}
+	flipped := time.Since(sent)
+
+	// A request on a new connection after the flip is still served whole.
+	if since := time.Since(sent); since < delay-200*time.Millisecond {
+		code, _, got := rawPost(t, url, "/v1/chat/completions", []byte(hgStreamRequest), map[string]string{"Connection": "close"})
+		if code != 200 || !bytes.Contains(got, []byte("data: [DONE]")) {
+			t.Fatalf("a request during drain_delay was not served: %d %s", code, got)
+		}
+	} else {
+		t.Fatalf("the machine is too slow to ask within drain_delay: %s since SIGTERM", since)
+	}
+	servedAt := time.Since(sent)
+
+	// Then the listener closes, not before drain_delay.
+	var closedAt time.Duration
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		c, err := net.DialTimeout("tcp", hgHost(url), time.Second)
+		if err != nil {
+			closedAt = time.Since(sent)
+			break
+		}
+		c.Close()
+	}
+	if closedAt == 0 {
+		t.Fatalf("the listener still accepts 10 s after SIGTERM:\n%s", stderr.String())
+	}
+	if closedAt < delay {
+		t.Errorf("the listener closed %s after SIGTERM, before drain_delay %s", closedAt, delay)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("hookgate exited with %v:\n%s", err, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("hookgate did not exit:\n%s", stderr.String())
+	}
+	<-logDone
+	if !strings.Contains(stderr.String(), "draining") || !strings.Contains(stderr.String(), "drain_delay=1.5s") {
+		t.Errorf("no drain line naming drain_delay in the log:\n%s", stderr.String())
+	}
+	t.Logf("SIGTERM: /readyz 503 after %s, a request served at %s, listener closed at %s",
+		flipped.Round(time.Millisecond), servedAt.Round(time.Millisecond), closedAt.Round(time.Millisecond))
+}
+
+// readyz asks the admin listener's /readyz, token-free.
+func readyz(t *testing.T, admin string) (int, string) {
+	t.Helper()
+	resp, err := httpClient().Get(admin + "/readyz")
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer resp.Body.Close()
+	var b bytes.Buffer
+	b.ReadFrom(resp.Body)
+	return resp.StatusCode, b.String()
 }

@@ -16,10 +16,13 @@ import (
 	"github.com/valyala/fasthttp/fasthttpadaptor"
 )
 
-// Admin is the operator-facing listener. /metrics and /healthz need no
-// token (it binds loopback by default); every /admin/ endpoint needs a
-// bearer token, compared in constant time, whose name is recorded as who
-// acted. /callbacks/{channel} is authenticated by the channel's signature.
+// Admin is the operator-facing listener. Only /healthz (the process is
+// alive), /readyz (send it traffic) and /metrics need no token, so that a
+// load balancer, a kubelet and Prometheus reach them; it binds loopback by
+// default. Every /admin/ endpoint needs a bearer token, compared in
+// constant time, whose name is recorded as who acted.
+// /callbacks/{channel} takes no token but is authenticated by the
+// channel's signature. Anything else is a 404.
 type Admin struct {
 	srv      *fasthttp.Server
 	metrics  fasthttp.RequestHandler
@@ -45,6 +48,11 @@ type AdminOptions struct {
 	Tokens    []AdminToken
 	Approvals ApprovalDesk
 	Tenants   TenantDesk
+	// Readiness answers /readyz; nil answers it as /healthz does.
+	Readiness Readiness
+	// ConfigVersion answers GET /admin/config/version; nil has no such
+	// endpoint.
+	ConfigVersion ConfigVersion
 	// Timeouts are the client timeouts of the admin connections
 	// (timeouts.client_*: it takes Slack and Feishu callbacks from the
 	// internet). Zero durations are off.
@@ -122,6 +130,8 @@ func (a *Admin) handle(ctx *fasthttp.RequestCtx) {
 	case path == "/healthz":
 		ctx.SetContentType("application/json")
 		ctx.SetBodyString(`{"status":"ok"}`)
+	case path == "/readyz":
+		a.serveReady(ctx)
 	case strings.HasPrefix(path, "/callbacks/") && ctx.IsPost() && a.opts.Approvals != nil:
 		header := http.Header{}
 		for k, v := range ctx.Request.Header.All() {
@@ -164,6 +174,8 @@ func (a *Admin) authenticate(ctx *fasthttp.RequestCtx) (string, bool) {
 func (a *Admin) handleAdmin(reqCtx context.Context, ctx *fasthttp.RequestCtx, path, who string) {
 	parts := strings.Split(strings.Trim(path, "/"), "/") // admin, approvals, {id}, approve
 	switch {
+	case len(parts) == 3 && parts[1] == "config" && parts[2] == "version" && ctx.IsGet() && a.opts.ConfigVersion != nil:
+		a.reply(ctx, a.opts.ConfigVersion(), 0, nil)
 	case len(parts) == 2 && parts[1] == "approvals" && ctx.IsGet() && a.opts.Approvals != nil:
 		list, err := a.opts.Approvals.List(reqCtx, string(ctx.QueryArgs().Peek("status")))
 		a.reply(ctx, list, fasthttp.StatusInternalServerError, err)

@@ -10,6 +10,9 @@
 #                        (database hookgate), unless the variable is already
 #                        set, in which case it is passed through untouched.
 #   HOOKGATE_REDIS_ADDR  Redis on 127.0.0.1:56379, likewise.
+#   HOOKGATE_NGINX       the nginx binary (Debian's /usr/sbin/nginx), for the
+#                        fleet test, which runs it as its own child on
+#                        loopback; nothing is started here.
 #
 # Idempotent and fast when the services already run. Works as root on a
 # fresh Debian machine (the servers then run as the postgres and redis
@@ -19,13 +22,13 @@
 # switched off for speed.
 #
 # Knobs: HOOKGATE_PG_PORT (55432), HOOKGATE_REDIS_PORT (56379),
-# HOOKGATE_SERVICES_DIR, HOOKGATE_SERVICES=pg,redis (which ones to start).
+# HOOKGATE_SERVICES_DIR, HOOKGATE_SERVICES=pg,redis,nginx (which ones).
 set -euo pipefail
 
 PG_PORT=${HOOKGATE_PG_PORT:-55432}
 REDIS_PORT=${HOOKGATE_REDIS_PORT:-56379}
 DIR=${HOOKGATE_SERVICES_DIR:-/tmp/hookgate-services}
-WANT=${HOOKGATE_SERVICES:-pg,redis}
+WANT=${HOOKGATE_SERVICES:-pg,redis,nginx}
 PG_USER=hookgate
 PG_DB=hookgate
 
@@ -217,6 +220,27 @@ check_redis_env() {
     die "HOOKGATE_REDIS_ADDR=$HOOKGATE_REDIS_ADDR does not accept connections"
 }
 
+# --------------------------------------------------------------------- nginx
+
+# find_nginx installs Debian's nginx when it is missing and prints its
+# path. The package may try to start its own server on port 80 (a
+# container without an init refuses): the tests never use it.
+find_nginx() {
+  if [ -n "${HOOKGATE_NGINX:-}" ]; then
+    [ -x "$HOOKGATE_NGINX" ] || die "HOOKGATE_NGINX=$HOOKGATE_NGINX is not an executable"
+    log "nginx: using HOOKGATE_NGINX from the environment"
+    emit HOOKGATE_NGINX "$HOOKGATE_NGINX"
+    return
+  fi
+  if [ ! -x /usr/sbin/nginx ]; then
+    apt_install nginx
+  fi
+  [ -x /usr/sbin/nginx ] || die "nginx installed but /usr/sbin/nginx not found"
+  log "nginx: /usr/sbin/nginx"
+  emit HOOKGATE_NGINX /usr/sbin/nginx
+}
+
 USER_NAME=$(id -un)
 case ",$WANT," in *,pg,*) start_pg ;; esac
 case ",$WANT," in *,redis,*) check_redis_env; start_redis ;; esac
+case ",$WANT," in *,nginx,*) find_nginx ;; esac

@@ -29,6 +29,8 @@ func runServe(args []string, stderr io.Writer) int {
 	}
 	cfg, err := config.Load(*path)
 	if err != nil {
+		// One line says what happened; the problems follow it.
+		fmt.Fprintf(stderr, "hookgate: refusing to start: the configuration %s is invalid; nothing is served\n", *path)
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
@@ -66,6 +68,9 @@ func runServe(args []string, stderr io.Writer) int {
 				report(a.ReloadFile(*path))
 				continue
 			}
+			if sig == syscall.SIGTERM {
+				drain(a, log, sigs)
+			}
 			log.Info("shutting down", "signal", sig.String(), "grace", a.CurrentConfig().Timeouts.ShutdownGrace.D())
 		case err := <-a.Errors():
 			log.Error("listener stopped", "err", err)
@@ -82,6 +87,31 @@ func runServe(args []string, stderr io.Writer) int {
 		log.Warn("shutdown did not finish cleanly", "err", err)
 	}
 	return 0
+}
+
+// drain turns readiness false and keeps serving for timeouts.drain_delay,
+// so that load balancers stop sending before the listener closes; a
+// second SIGINT or SIGTERM ends the wait. SIGINT (an operator at a
+// terminal) does not drain.
+func drain(a *app.App, log *slog.Logger, sigs <-chan os.Signal) {
+	delay := a.CurrentConfig().Timeouts.Drain()
+	log.Info("draining: /readyz fails, requests are still served", "drain_delay", delay)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for {
+			select {
+			case sig := <-sigs:
+				if sig != syscall.SIGHUP {
+					cancel()
+					return
+				}
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	a.Drain(ctx, delay)
 }
 
 func newLogger(c config.Log, w io.Writer) *slog.Logger {

@@ -35,6 +35,11 @@ type App struct {
 	current     atomic.Pointer[policy]
 	stopJanitor context.CancelFunc
 	reloads     *prometheus.CounterVec
+	// ready answers /readyz; version and configInfo say which
+	// configuration is served (config_version.go).
+	ready      *readiness
+	version    atomic.Pointer[configVersion]
+	configInfo *prometheus.GaugeVec
 	// reloadedFiles is the fingerprint of the configuration files as
 	// ReloadFile last read them (see Watch).
 	reloadedFiles atomic.Pointer[string]
@@ -68,6 +73,10 @@ func Build(cfg *config.Config, log *slog.Logger) (*App, error) {
 		serveErrs:   make(chan error, 2),
 	}
 	a.limits = newLimits(cfg, a.metrics)
+	a.ready = newReadiness(pers.Store, StoreOptions(cfg, nil), log)
+	a.ready.setDependencies(redisDependencies(cfg))
+	reg.MustRegister(newDependencyCollector(a.ready))
+	a.configInfo = newConfigInfo(reg)
 	a.gate = approvals.New(pers.Store, approvals.Options{Channels: channelsOf(a), TenantChannel: tenantChannel(a), Logger: log, Pending: a.limits.approvals})
 	ro := &readOnly{a: a, cache: map[string]readOnlyAnswer{}}
 	a.services = &services{
@@ -85,6 +94,7 @@ func Build(cfg *config.Config, log *slog.Logger) (*App, error) {
 	a.admin = proxy.NewAdmin(proxy.AdminOptions{
 		Gatherer: reg, Tokens: adminTokens(cfg), Approvals: approvalDesk{a.gate}, Tenants: tenantDesk{a: a, ro: ro},
 		Timeouts: proxyTimeouts(cfg.Timeouts), Metrics: a.metrics,
+		Readiness: a.ready, ConfigVersion: a.ConfigVersion,
 	})
 	a.reloads = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "hookgate_config_reloads_total", Help: "Configuration reloads, applied or refused.",
@@ -92,15 +102,18 @@ func Build(cfg *config.Config, log *slog.Logger) (*App, error) {
 	reg.MustRegister(a.reloads)
 	pol, err := compilePolicy(cfg, log, a.services)
 	if err != nil {
+		a.ready.setDependencies(nil)
 		_ = pers.Close(ctx) // the build already failed; that error is the one to report
 		return nil, err
 	}
 	if a.proxy, err = proxy.New(proxyConfig(cfg), pol.proxyOptions(log, a.metrics, a.limits)); err != nil {
 		pol.release()
+		a.ready.setDependencies(nil)
 		_ = pers.Close(ctx) // the build already failed; that error is the one to report
 		return nil, err
 	}
 	a.current.Store(pol)
+	a.configApplied(cfg, "start")
 	a.hooksConfigured(pol)
 	jctx, stop := context.WithCancel(context.Background())
 	a.stopJanitor = stop
@@ -138,6 +151,8 @@ func (a *App) Reload(cfg *config.Config) error {
 	}
 	a.limits.apply(cfg)
 	a.current.Store(pol)
+	a.ready.setDependencies(redisDependencies(cfg))
+	a.configApplied(cfg, "reload")
 	if m, ok := a.services.recorder.(*hookMetrics); ok {
 		m.breakersReset()
 	}
@@ -163,7 +178,25 @@ func (a *App) Start() error {
 	}
 	go func() { a.serveErrs <- a.proxy.Serve(a.proxyLn) }()
 	go func() { a.serveErrs <- a.admin.Serve(a.adminLn) }()
+	a.ready.started.Store(true)
 	return nil
+}
+
+// Drain turns readiness (/readyz) false and keeps serving for delay, or
+// until ctx is done, so that load balancers stop sending new requests
+// before Shutdown closes the listener (timeouts.drain_delay after
+// SIGTERM). Requests that still arrive meanwhile are served as usual.
+func (a *App) Drain(ctx context.Context, delay time.Duration) {
+	a.ready.draining.Store(true)
+	if delay <= 0 {
+		return
+	}
+	t := time.NewTimer(delay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 // URL is the proxy's base URL, e.g. http://127.0.0.1:8787.
@@ -187,11 +220,13 @@ const auditFlushGrace = 5 * time.Second
 // process: the hook engine is then closed without waiting for it. The
 // audit queue is flushed within auditFlushGrace either way.
 func (a *App) Shutdown(ctx context.Context) error {
+	a.ready.draining.Store(true)
 	err := a.proxy.Shutdown(ctx)
 	if aerr := a.admin.Shutdown(); aerr != nil && err == nil {
 		err = aerr
 	}
 	a.stopJanitor()
+	a.ready.setDependencies(nil)
 	if pol := a.current.Load(); pol != nil {
 		if ctx.Err() == nil {
 			pol.release()
