@@ -2,6 +2,8 @@ package approvals
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -19,20 +21,25 @@ type pgInstance struct {
 	ch   *recordingChannel
 }
 
-func openPG(t *testing.T, dsn string, opts store.Options, poll time.Duration) pgInstance {
+func openPG(t testing.TB, dsn string, opts store.Options, poll time.Duration) pgInstance {
 	t.Helper()
 	opts.Driver, opts.DSN, opts.Listen = store.Postgres, dsn, true
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
 	st, err := store.Open(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
 	ch := &recordingChannel{}
-	g := New(st, Options{Poll: poll, Channels: func() map[string]channels.Channel {
-		return map[string]channels.Channel{"ops": ch}
-	}})
+	g := New(st, Options{Poll: poll, Channels: channelsOf(ch)})
 	t.Cleanup(g.Close)
 	return pgInstance{st: st, gate: g, ch: ch}
+}
+
+func channelsOf(ch *recordingChannel) func() map[string]channels.Channel {
+	return func() map[string]channels.Channel { return map[string]channels.Channel{"ops": ch} }
 }
 
 func eventually(t *testing.T, what string, ok func() bool) {
