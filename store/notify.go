@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -173,6 +174,42 @@ func (s *Store) listen(ctx context.Context, retry time.Duration) {
 	}
 }
 
+// errNotDelivered: a notification sent through the pool never reached
+// the listener.
+var errNotDelivered = errors.New("a test notification sent through the pool did not reach the listener within 5s (is the DSN a transaction-pooling proxy? LISTEN needs a session of its own)")
+
+// probe sends a notification through the pool and waits for it on conn,
+// so that a path that accepts LISTEN but delivers nothing (a
+// transaction-pooling proxy) is never taken for a live one.
+func (s *Store) probe(ctx context.Context, conn *pgx.Conn) error {
+	ch := "hookgate_probe_" + s.pg.tag
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{ch}.Sanitize()); err != nil {
+		return err
+	}
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	nonce := hex.EncodeToString(b[:])
+	if _, err := s.pg.pool.Exec(ctx, `SELECT pg_notify($1, $2)`, ch, nonce); err != nil {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(ctx, listenPing)
+	defer cancel()
+	for {
+		n, err := conn.WaitForNotification(wctx)
+		switch {
+		case err == nil && n.Channel == ch && n.Payload == nonce:
+			_, err = conn.Exec(ctx, "UNLISTEN "+pgx.Identifier{ch}.Sanitize())
+			return err
+		case err == nil:
+			continue // a change before live; the resync that follows covers it
+		case ctx.Err() == nil && (errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err)):
+			return errNotDelivered
+		default:
+			return err
+		}
+	}
+}
+
 // listenOnce connects, listens on every topic, and hands notifications to
 // the watchers until the connection fails or ctx ends. connected is called
 // once it listens.
@@ -189,6 +226,9 @@ func (s *Store) listenOnce(ctx context.Context, connected func()) error {
 		if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{ch}.Sanitize()); err != nil {
 			return err
 		}
+	}
+	if err := s.probe(ctx, conn); err != nil {
+		return err
 	}
 	s.notes.live.Store(true)
 	connected()
