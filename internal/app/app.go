@@ -78,6 +78,7 @@ func Build(cfg *config.Config, log *slog.Logger) (*App, error) {
 	a.ready = newReadiness(pers.Store, StoreOptions(cfg, nil), log)
 	a.ready.setDependencies(redisDependencies(cfg))
 	reg.MustRegister(newDependencyCollector(a.ready))
+	registerCoordination(reg, pers.Store)
 	a.configInfo = newConfigInfo(reg)
 	a.gate = approvals.New(pers.Store, approvals.Options{Channels: channelsOf(a), TenantChannel: tenantChannel(a), Logger: log, Pending: a.limits.approvals})
 	ro := newReadOnly(a)

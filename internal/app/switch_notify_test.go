@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"github.com/hookgate/hookgate/config"
 	"github.com/hookgate/hookgate/internal/testenv"
 )
@@ -84,6 +86,10 @@ func TestSwitchThrownOnOneInstanceIsSeenOnAnother(t *testing.T) {
 				t.Fatal("an instance never hears notifications")
 			}
 		}
+	}
+	want := "# HELP hookgate_store_notifications_live 1 while the store's listener hears other instances' approval answers and switch changes; 0 while they are polled.\n# TYPE hookgate_store_notifications_live gauge\nhookgate_store_notifications_live 1\n"
+	if err := testutil.GatherAndCompare(b.Registry, strings.NewReader(want), "hookgate_store_notifications_live"); err != nil {
+		t.Fatal(err)
 	}
 	if orgReadOnly(t, b) {
 		t.Fatal("read-only before any switch")
