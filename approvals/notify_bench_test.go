@@ -3,6 +3,7 @@ package approvals
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -14,13 +15,29 @@ import (
 // BenchmarkCrossInstanceRelease measures how long a call held on
 // instance B takes to be released after an approver answers on instance
 // A, both on one PostgreSQL (HOOKGATE_PG_DSN): from the start of A's
-// Decide to B's Ask returning. B polls once an hour, so the release is
-// the notification's. Reported as p50-ms, p90-ms and max-ms.
+// Decide to B's Ask returning. In notify, B polls once an hour, so the
+// release is the notification's; in poll, B's store does not listen and
+// B polls every DefaultPoll (the fallback). Reported as p50-ms, p90-ms
+// and max-ms.
 func BenchmarkCrossInstanceRelease(b *testing.B) {
+	b.Run("notify", func(b *testing.B) { benchRelease(b, true, time.Hour) })
+	b.Run("poll", func(b *testing.B) { benchRelease(b, false, DefaultPoll) })
+}
+
+func benchRelease(b *testing.B, listen bool, poll time.Duration) {
 	dsn, _ := testenv.PostgresSchema(b)
 	a := openPG(b, dsn, store.Options{}, time.Hour)
-	h := openPG(b, dsn, store.Options{}, time.Hour)
-	for deadline := time.Now().Add(30 * time.Second); !h.st.Live(); time.Sleep(5 * time.Millisecond) {
+	h := openPG(b, dsn, store.Options{}, poll)
+	if !listen {
+		st, err := store.Open(context.Background(), store.Options{Driver: store.Postgres, DSN: dsn, Logger: quiet()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { st.Close() })
+		h.st = st
+		h.gate = New(st, Options{Poll: poll, Channels: channelsOf(h.ch)})
+	}
+	for deadline := time.Now().Add(30 * time.Second); listen && !h.st.Live(); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			b.Fatal("B never hears notifications")
 		}
@@ -51,6 +68,10 @@ func BenchmarkCrossInstanceRelease(b *testing.B) {
 			if time.Now().After(deadline) {
 				b.Fatal("the call never waits")
 			}
+		}
+		if !listen {
+			// A person answers at any phase of the poll.
+			time.Sleep(rand.N(poll))
 		}
 		start := time.Now()
 		if _, err := a.gate.Decide(context.Background(), id, true, "alice"); err != nil {

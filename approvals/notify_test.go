@@ -25,7 +25,7 @@ func openPG(t testing.TB, dsn string, opts store.Options, poll time.Duration) pg
 	t.Helper()
 	opts.Driver, opts.DSN, opts.Listen = store.Postgres, dsn, true
 	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+		opts.Logger = quiet()
 	}
 	st, err := store.Open(context.Background(), opts)
 	if err != nil {
@@ -37,6 +37,8 @@ func openPG(t testing.TB, dsn string, opts store.Options, poll time.Duration) pg
 	t.Cleanup(g.Close)
 	return pgInstance{st: st, gate: g, ch: ch}
 }
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 func channelsOf(ch *recordingChannel) func() map[string]channels.Channel {
 	return func() map[string]channels.Channel { return map[string]channels.Channel{"ops": ch} }
