@@ -34,11 +34,11 @@ func (s *Store) TryLead(ctx context.Context, job string) (*Lead, error) {
 	}
 	var got bool
 	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, key).Scan(&got); err != nil {
-		conn.Close(context.WithoutCancel(ctx))
+		_ = conn.Close(context.WithoutCancel(ctx)) // the query's error is the one to report
 		return nil, fmt.Errorf("store: lead %s: %w", job, err)
 	}
 	if !got {
-		conn.Close(context.WithoutCancel(ctx))
+		_ = conn.Close(context.WithoutCancel(ctx)) // nothing held on it
 		return nil, nil
 	}
 	return &Lead{conn: conn, key: key}, nil
@@ -54,7 +54,7 @@ func (l *Lead) Held(ctx context.Context) bool {
 		return false
 	}
 	if err := l.conn.Ping(ctx); err != nil {
-		l.conn.Close(context.WithoutCancel(ctx))
+		_ = l.conn.Close(context.WithoutCancel(ctx)) // already broken
 		return false
 	}
 	return true
@@ -66,7 +66,9 @@ func (l *Lead) Release(ctx context.Context) error {
 	if l == nil || l.conn == nil || l.conn.IsClosed() {
 		return nil
 	}
-	defer l.conn.Close(context.WithoutCancel(ctx))
+	// Closing the connection would end the lock too; unlocking first
+	// says so at once.
+	defer func() { _ = l.conn.Close(context.WithoutCancel(ctx)) }()
 	if _, err := l.conn.Exec(ctx, `SELECT pg_advisory_unlock($1)`, l.key); err != nil {
 		return fmt.Errorf("store: release lead: %w", err)
 	}

@@ -218,7 +218,7 @@ func (s *Store) listenOnce(ctx context.Context, connected func()) error {
 	if err != nil {
 		return err
 	}
-	defer conn.Close(context.WithoutCancel(ctx))
+	defer func() { _ = conn.Close(context.WithoutCancel(ctx)) }() // its error says nothing the caller acts on
 	topics := make(map[string]Topic, len(notifyTopics))
 	for _, t := range notifyTopics {
 		ch := s.notifyChannel(t)

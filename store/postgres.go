@@ -60,7 +60,7 @@ func openPostgres(ctx context.Context, dsn string, maxConns int32) (*pgBackend, 
 	}
 	b := &pgBackend{pool: pool, held: held, conn: cfg.ConnConfig.Copy()}
 	if b.tag, err = schemaTag(ctx, b); err != nil {
-		b.close()
+		_ = b.close() // the query's error is the one to report
 		return nil, fmt.Errorf("postgres: current schema: %w", err)
 	}
 	return b, nil

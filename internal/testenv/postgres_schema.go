@@ -23,7 +23,7 @@ func PostgresSchema(t testing.TB) (dsn, schema string) {
 	if err != nil {
 		t.Fatalf("PostgreSQL from %s: %v", PostgresEnv, err)
 	}
-	defer conn.Close(ctx)
+	defer func() { _ = conn.Close(ctx) }()
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	schema = "hgtest_" + hex.EncodeToString(b[:])
@@ -35,7 +35,7 @@ func PostgresSchema(t testing.TB) (dsn, schema string) {
 		if err != nil {
 			return
 		}
-		defer c.Close(context.Background())
+		defer func() { _ = c.Close(context.Background()) }()
 		_, _ = c.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
 	})
 	return withParams(base, "search_path", schema, "application_name", schema), schema
@@ -51,7 +51,7 @@ func TerminateBackends(t testing.TB, name string) int {
 	if err != nil {
 		t.Fatalf("PostgreSQL from %s: %v", PostgresEnv, err)
 	}
-	defer conn.Close(ctx)
+	defer func() { _ = conn.Close(ctx) }()
 	var n int
 	if err := conn.QueryRow(ctx, `SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1) x`, name).Scan(&n); err != nil {
 		t.Fatal(err)
