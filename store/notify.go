@@ -52,7 +52,7 @@ const (
 	maxListenRetry     = 10 * time.Second
 	// listenPing is how long the listener waits for a notification before
 	// it checks that its connection still answers: a connection cut
-	// without a word (a network partition) is noticed within about this
+	// without a word (a network partition) is noticed within twice this
 	// long, and waiting calls go back to polling.
 	listenPing = 5 * time.Second
 )
