@@ -36,6 +36,7 @@ func benchRelease(b *testing.B, listen bool, poll time.Duration) {
 		b.Cleanup(func() { st.Close() })
 		h.st = st
 		h.gate = New(st, Options{Poll: poll, Channels: channelsOf(h.ch)})
+		b.Cleanup(h.gate.Close)
 	}
 	for deadline := time.Now().Add(30 * time.Second); listen && !h.st.Live(); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
