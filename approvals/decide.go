@@ -16,8 +16,9 @@ import (
 var ErrWrongChannel = errors.New("the answer came through another channel than the question")
 
 // Decide records a person's answer to question id and releases the call
-// waiting on it in this instance (other instances see it at their next
-// poll). The answer is claimed atomically: of two approvers, one wins; the
+// waiting on it in this instance (other instances hear it through the
+// store's notification, or see it at their next poll while they hear
+// none). The answer is claimed atomically: of two approvers, one wins; the
 // loser gets store.ErrNotPending with the winning row.
 func (g *Gate) Decide(ctx context.Context, id string, approve bool, by string) (store.Confirmation, error) {
 	c, err := decide(ctx, g.store, id, approve, by)

@@ -11,6 +11,13 @@
 // command line; each is claimed atomically in the store, so two approvers
 // can never both win, and it is bound to the question's tool and
 // arguments hash.
+//
+// A waiting call learns of an answer given elsewhere from the store's
+// notifications (PostgreSQL LISTEN/NOTIFY, store.TopicApproval) as it
+// commits. While the store does not hear them (SQLite, or the listener's
+// connection lost) it polls instead, and it looks once more whenever they
+// are heard again (store.TopicResync), so an answer given during a gap is
+// not missed.
 package approvals
 
 import (
@@ -29,9 +36,10 @@ import (
 )
 
 // DefaultPoll is how often a waiting call looks at its question in the
-// store, which is how an answer given through another instance (or the
-// command line) reaches it. Answers given through this instance wake it at
-// once.
+// store while the store hears no notifications (store.Live is false):
+// then this is how an answer given through another instance (or the
+// command line) reaches it. Answers given through this instance, and any
+// notified one, wake it at once.
 const DefaultPoll = 500 * time.Millisecond
 
 // Gate asks and answers approval questions.
@@ -45,6 +53,7 @@ type Gate struct {
 
 	mu      sync.Mutex
 	waiters map[string][]chan struct{}
+	unwatch func()
 }
 
 var _ hooks.Approver = (*Gate)(nil)
@@ -58,7 +67,8 @@ type Options struct {
 	// TenantChannel names a tenant's own channel for its questions (""
 	// keeps the hook's). Nil: every question goes to the hook's channel.
 	TenantChannel func(tenant string) string
-	// Poll is DefaultPoll when zero.
+	// Poll is how often a waiting call polls while the store hears no
+	// notifications; DefaultPoll when zero.
 	Poll   time.Duration
 	Logger *slog.Logger
 	// Pending bounds the calls of this instance waiting for a person
@@ -79,7 +89,23 @@ func New(st *store.Store, opts Options) *Gate {
 	if g.channels == nil {
 		g.channels = func() map[string]channels.Channel { return nil }
 	}
+	g.unwatch = st.Watch(g.notified)
 	return g
+}
+
+// Close stops listening to the store's notifications; calls still
+// waiting fall back to polling.
+func (g *Gate) Close() { g.unwatch() }
+
+// notified wakes the calls an answer given anywhere concerns, and every
+// waiting call when notifications are heard again after a gap.
+func (g *Gate) notified(c store.Change) {
+	switch c.Topic {
+	case store.TopicApproval:
+		g.wakeAll(c.Payload)
+	case store.TopicResync:
+		g.wakeEvery()
+	}
 }
 
 // payload is what an approver is shown, stored with the question.
@@ -176,7 +202,9 @@ func (g *Gate) postCard(ctx context.Context, c store.Confirmation, q hooks.Appro
 }
 
 // wait holds the call until its question ends: answered (a wake-up from
-// this instance, or seen at a poll), expired, or the caller gone.
+// this instance or a notification, or seen at a poll), expired, or the
+// caller gone. It reads the question once after it is registered for
+// wake-ups, so an answer given before that is not missed either.
 func (g *Gate) wait(ctx context.Context, c store.Confirmation, effects []string) (hooks.ApprovalAnswer, error) {
 	wake := g.listen(c.ID)
 	defer g.forget(c.ID, wake)
@@ -185,22 +213,36 @@ func (g *Gate) wait(ctx context.Context, c store.Confirmation, effects []string)
 	expiry := time.NewTimer(time.Until(c.ExpiresAt))
 	defer expiry.Stop()
 	for {
-		select {
-		case <-ctx.Done():
-			return hooks.ApprovalAnswer{}, fmt.Errorf("approval %s: %w", c.ID, ctx.Err())
-		case <-wake:
-		case <-tick.C:
-		case <-expiry.C:
-			if _, err := g.store.ExpireConfirmations(ctx); err != nil {
-				return hooks.ApprovalAnswer{}, fmt.Errorf("approval %s: %w", c.ID, err)
-			}
-		}
 		now, err := g.store.GetConfirmation(ctx, c.ID)
 		if err != nil {
 			return hooks.ApprovalAnswer{}, fmt.Errorf("approval: %w", err)
 		}
 		if now.Status != store.Pending {
 			return answerOf(now, effects), nil
+		}
+		if err := g.nextLook(ctx, wake, tick.C, expiry.C); err != nil {
+			return hooks.ApprovalAnswer{}, fmt.Errorf("approval %s: %w", c.ID, err)
+		}
+	}
+}
+
+// nextLook blocks until a waiting call has a reason to read its question
+// again: a wake-up, its expiry (then expired questions are marked), or a
+// poll tick while the store hears no notifications.
+func (g *Gate) nextLook(ctx context.Context, wake <-chan struct{}, tick, expiry <-chan time.Time) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-wake:
+			return nil
+		case <-tick:
+			if !g.store.Live() {
+				return nil
+			}
+		case <-expiry:
+			_, err := g.store.ExpireConfirmations(ctx)
+			return err
 		}
 	}
 }
@@ -252,6 +294,20 @@ func (g *Gate) wakeAll(id string) {
 	}
 }
 
+// wakeEvery tells every waiting call of this instance to look again.
+func (g *Gate) wakeEvery() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, list := range g.waiters {
+		for _, ch := range list {
+			select {
+			case ch <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
 // maxPreview bounds the arguments shown to an approver.
 const maxPreview = 600
 
@@ -267,20 +323,51 @@ func preview(input map[string]any) string {
 	return string(b)
 }
 
+// JanitorJob names the expiry job's lead in the store.
+const JanitorJob = "approval-expiry"
+
 // Janitor marks questions past their expiry as expired every interval,
 // for calls whose waiter is gone (a crash, a client that left), until ctx
-// ends.
+// ends. Of several instances on one PostgreSQL store only the one holding
+// the job's lead (an advisory lock, store.TryLead) runs it; the others
+// try to take the lead at each interval, so one of them takes over within
+// an interval of the owner's end. The lead is released when ctx ends.
 func (g *Gate) Janitor(ctx context.Context, interval time.Duration) {
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
+	var lead *store.Lead
+	defer func() {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := lead.Release(rctx); err != nil {
+			g.log.Warn("approval expiry job: lead not released; it ends with its connection", "err", err)
+		}
+	}()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			if _, err := g.store.ExpireConfirmations(ctx); err != nil && ctx.Err() == nil {
-				g.log.Warn("expiring approval questions", "err", err)
+		}
+		if lead != nil && !lead.Held(ctx) {
+			g.log.Warn("approval expiry job: lead lost")
+			lead = nil
+		}
+		if lead == nil {
+			var err error
+			if lead, err = g.store.TryLead(ctx, JanitorJob); err != nil {
+				if ctx.Err() == nil {
+					g.log.Warn("approval expiry job: taking the lead", "err", err)
+				}
+				continue
 			}
+			if lead == nil {
+				continue // another instance runs it
+			}
+			g.log.Debug("approval expiry job: this instance runs it")
+		}
+		if _, err := g.store.ExpireConfirmations(ctx); err != nil && ctx.Err() == nil {
+			g.log.Warn("expiring approval questions", "err", err)
 		}
 	}
 }

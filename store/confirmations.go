@@ -181,7 +181,10 @@ WHERE session_id = $1 AND tool = $2 AND args_hash = $3 AND status = 'pending' AN
 // DecideConfirmation records an approver's answer. It is one conditional
 // UPDATE (the request must be pending, unexpired, and for v.Tool and
 // v.ArgsHash), so of two concurrent answers exactly one wins, on any
-// number of instances. It returns the decided request, or:
+// number of instances. On PostgreSQL the winning answer is notified
+// (TopicApproval, the id only) in the same transaction, so every
+// instance's listener hears it as it commits. It returns the decided
+// request, or:
 //   - ErrNotFound: no request has the id;
 //   - ErrNotPending: it was already decided or expired (the returned
 //     request says how and by whom);
@@ -204,6 +207,10 @@ func (s *Store) DecideConfirmation(ctx context.Context, v Verdict) (Confirmation
 SET status = $2, responded_at = $3, responded_by = $4
 WHERE id = $1 AND status = 'pending' AND tool = $5 AND args_hash = $6 AND expires_at > $3
 RETURNING `+confirmationCols, v.ID, string(v.Status), s.at(now), v.By, v.Tool, v.ArgsHash))
+		if err == nil {
+			// Every instance holding the call hears it at commit.
+			return s.notify(ctx, q, TopicApproval, v.ID)
+		}
 		if !errors.Is(err, ErrNotFound) {
 			return err
 		}

@@ -19,6 +19,21 @@
 // Open applies the schema migrations (versioned, idempotent, serialised
 // between instances) before it returns.
 //
+// # Notifications and leads
+//
+// On PostgreSQL, a store opened with Options.Listen keeps one connection
+// of its own listening (notify.go): an answered confirmation
+// (TopicApproval, its id) and a changed tenant setting (TopicSettings, the
+// tenant) are notified inside the transaction that writes them, whichever
+// instance or process writes, and Watch hands them to the instance's
+// watchers. Live says whether they are heard; when the connection is lost
+// the listener reconnects and announces TopicResync, so watchers look once
+// at what they may have missed. Channels are named per schema.
+//
+// TryLead (lead.go) gives a job to one instance at a time: a session
+// advisory lock on a connection of its own. SQLite hears nothing (Live is
+// false: callers poll) and grants every lead.
+//
 // # Tables
 //
 //   - hook_executions: one row per hook execution (AuditWriter batches them

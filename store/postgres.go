@@ -22,6 +22,12 @@ const DefaultPostgresConns = 32
 type pgBackend struct {
 	pool *pgxpool.Pool
 	held *pgxpool.Pool
+	// conn is the pools' connection settings, for the connections of
+	// its own the listener and an advisory lock keep (ownConnConfig).
+	conn *pgx.ConnConfig
+	// tag names the schema in use, in notification channels and
+	// advisory lock keys (notify.go, lead.go).
+	tag string
 }
 
 func openPostgres(ctx context.Context, dsn string, maxConns int32) (*pgBackend, error) {
@@ -52,7 +58,20 @@ func openPostgres(ctx context.Context, dsn string, maxConns int32) (*pgBackend, 
 		pool.Close()
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	return &pgBackend{pool: pool, held: held}, nil
+	b := &pgBackend{pool: pool, held: held, conn: cfg.ConnConfig.Copy()}
+	if b.tag, err = schemaTag(ctx, b); err != nil {
+		_ = b.close() // the query's error is the one to report
+		return nil, fmt.Errorf("postgres: current schema: %w", err)
+	}
+	return b, nil
+}
+
+// ownConnConfig is the settings of a connection kept outside the pools,
+// named after its role in pg_stat_activity ("hookgate notify").
+func (b *pgBackend) ownConnConfig(role string) *pgx.ConnConfig {
+	c := b.conn.Copy()
+	c.RuntimeParams["application_name"] += " " + role
+	return c
 }
 
 func (b *pgBackend) reader() querier { return pgQuerier{b.pool} }

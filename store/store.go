@@ -40,6 +40,14 @@ type Options struct {
 	Now func() time.Time
 	// Logger receives the store's log; nil means slog.Default().
 	Logger *slog.Logger
+	// Listen keeps a PostgreSQL connection listening for other instances'
+	// changes (Watch, Live): a serving instance sets it, the command line
+	// does not. Ignored on SQLite.
+	Listen bool
+	// ListenRetry is the first wait before the listener reconnects after
+	// losing its connection (it doubles, up to 10 s, while reconnecting
+	// fails); 0 means DefaultListenRetry.
+	ListenRetry time.Duration
 }
 
 // backend is a driver's connections.
@@ -61,6 +69,7 @@ type Store struct {
 	now    func() time.Time
 	log    *slog.Logger
 	locks  keyedLocks
+	notes  notifier
 	closed atomic.Bool
 }
 
@@ -104,6 +113,9 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		_ = s.b.close() // the migration failed; that error is the one to report
 		return nil, fmt.Errorf("store: migrate: %w", err)
 	}
+	if s.pg != nil && opts.Listen {
+		s.startListening(opts.ListenRetry)
+	}
 	return s, nil
 }
 
@@ -123,6 +135,7 @@ func (s *Store) Close() error {
 	if !s.closed.CompareAndSwap(false, true) {
 		return nil
 	}
+	s.stopListening()
 	if err := s.b.close(); err != nil {
 		return fmt.Errorf("store: close: %w", err)
 	}

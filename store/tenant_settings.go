@@ -30,9 +30,13 @@ func (s *Store) TenantReadOnly(ctx context.Context, tenant string) (readOnly, se
 
 // SetTenantReadOnly throws the read-only switch of a tenant ("" for the
 // organisation); nil clears it, so the configuration's default applies
-// again.
+// again. On PostgreSQL the change is notified (TopicSettings, the tenant)
+// in the same transaction.
 func (s *Store) SetTenantReadOnly(ctx context.Context, tenant string, readOnly *bool, by string) error {
 	return s.write(ctx, "set tenant read-only", func(q querier) error {
+		if err := s.notify(ctx, q, TopicSettings, tenant); err != nil {
+			return err
+		}
 		if readOnly == nil {
 			_, err := q.exec(ctx, `DELETE FROM tenant_settings WHERE tenant = $1`, tenant)
 			return err

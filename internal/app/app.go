@@ -34,6 +34,8 @@ type App struct {
 	limits      *limits
 	current     atomic.Pointer[policy]
 	stopJanitor context.CancelFunc
+	janitorDone chan struct{}
+	readOnly    *readOnly
 	reloads     *prometheus.CounterVec
 	// ready answers /readyz; version and configInfo say which
 	// configuration is served (config_version.go).
@@ -76,9 +78,11 @@ func Build(cfg *config.Config, log *slog.Logger) (*App, error) {
 	a.ready = newReadiness(pers.Store, StoreOptions(cfg, nil), log)
 	a.ready.setDependencies(redisDependencies(cfg))
 	reg.MustRegister(newDependencyCollector(a.ready))
+	registerCoordination(reg, pers.Store)
 	a.configInfo = newConfigInfo(reg)
 	a.gate = approvals.New(pers.Store, approvals.Options{Channels: channelsOf(a), TenantChannel: tenantChannel(a), Logger: log, Pending: a.limits.approvals})
-	ro := &readOnly{a: a, cache: map[string]readOnlyAnswer{}}
+	ro := newReadOnly(a)
+	a.readOnly = ro
 	a.services = &services{
 		recorder:  newHookMetrics(reg, pers.Audit),
 		memory:    pers.Memory,
@@ -116,8 +120,11 @@ func Build(cfg *config.Config, log *slog.Logger) (*App, error) {
 	a.configApplied(cfg, "start")
 	a.hooksConfigured(pol)
 	jctx, stop := context.WithCancel(context.Background())
-	a.stopJanitor = stop
-	go a.gate.Janitor(jctx, time.Minute)
+	a.stopJanitor, a.janitorDone = stop, make(chan struct{})
+	go func() {
+		defer close(a.janitorDone)
+		a.gate.Janitor(jctx, time.Minute)
+	}()
 	return a, nil
 }
 
@@ -226,6 +233,9 @@ func (a *App) Shutdown(ctx context.Context) error {
 		err = aerr
 	}
 	a.stopJanitor()
+	<-a.janitorDone // its lead released, for another instance to take
+	a.gate.Close()
+	a.readOnly.unwatch()
 	a.ready.setDependencies(nil)
 	if pol := a.current.Load(); pol != nil {
 		if ctx.Err() == nil {

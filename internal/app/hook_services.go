@@ -97,13 +97,21 @@ func tenantOwnChannel(cfg *config.Config, tenant, want string) (string, error) {
 
 // readOnly is the run-time read-only switch readonly_guard consults: a
 // switch thrown through the admin API (persisted in the store) wins;
-// otherwise a tenant's read_only flag in the configuration; otherwise the
-// hook's own default. Answers are cached for a second, so a request pays
-// a database read at most once a second per tenant.
+// otherwise a tenant's read_only flag in the configuration in force;
+// otherwise the hook's own default.
+//
+// The store's answers are cached. While the store hears other instances'
+// changes (store.Live: PostgreSQL's notifications), an answer stays until
+// a change of its tenant is heard (store.TopicSettings), and the whole
+// cache is dropped when notifications are heard again after a gap; while
+// it hears none, an answer is kept for a second, so a request pays a
+// database read at most once a second per tenant.
 type readOnly struct {
-	a     *App
-	mu    sync.Mutex
-	cache map[string]readOnlyAnswer
+	a       *App
+	mu      sync.Mutex
+	cache   map[string]readOnlyAnswer
+	gen     uint64 // bumped by every invalidation
+	unwatch func()
 }
 
 type readOnlyAnswer struct {
@@ -115,14 +123,27 @@ const readOnlyCacheTTL = time.Second
 
 var _ hooks.ReadOnlyState = (*readOnly)(nil)
 
-func (r *readOnly) ReadOnly(ctx context.Context, tenant string) (bool, bool, error) {
-	r.mu.Lock()
-	if ans, ok := r.cache[tenant]; ok && time.Since(ans.at) < readOnlyCacheTTL {
+// newReadOnly returns the switch, watching a's store for changes.
+func newReadOnly(a *App) *readOnly {
+	r := &readOnly{a: a, cache: map[string]readOnlyAnswer{}}
+	r.unwatch = a.persistence.Store.Watch(r.notified)
+	return r
+}
+
+func (r *readOnly) notified(c store.Change) {
+	switch c.Topic {
+	case store.TopicSettings:
+		r.forget(c.Payload)
+	case store.TopicResync:
+		r.mu.Lock()
+		clear(r.cache)
+		r.gen++
 		r.mu.Unlock()
-		return ans.value, ans.set, nil
 	}
-	r.mu.Unlock()
-	value, set, err := r.a.persistence.Store.TenantReadOnly(ctx, tenant)
+}
+
+func (r *readOnly) ReadOnly(ctx context.Context, tenant string) (bool, bool, error) {
+	value, set, err := r.stored(ctx, tenant)
 	if err != nil {
 		return false, false, err
 	}
@@ -131,16 +152,40 @@ func (r *readOnly) ReadOnly(ctx context.Context, tenant string) (bool, bool, err
 			value, set = true, true
 		}
 	}
+	return value, set, nil
+}
+
+// stored is the store's switch of tenant, from the cache when it holds.
+func (r *readOnly) stored(ctx context.Context, tenant string) (bool, bool, error) {
+	st := r.a.persistence.Store
+	live := st.Live()
 	r.mu.Lock()
-	r.cache[tenant] = readOnlyAnswer{value: value, set: set, at: time.Now()}
+	if ans, ok := r.cache[tenant]; ok && (live || time.Since(ans.at) < readOnlyCacheTTL) {
+		r.mu.Unlock()
+		return ans.value, ans.set, nil
+	}
+	gen := r.gen
+	r.mu.Unlock()
+	value, set, err := st.TenantReadOnly(ctx, tenant)
+	if err != nil {
+		return false, false, err
+	}
+	r.mu.Lock()
+	// A change heard while this read ran may be newer than what it read:
+	// then the answer is used once, not cached.
+	if r.gen == gen {
+		r.cache[tenant] = readOnlyAnswer{value: value, set: set, at: time.Now()}
+	}
 	r.mu.Unlock()
 	return value, set, nil
 }
 
-// forget drops a cached answer after the switch was thrown here.
+// forget drops a cached answer after the switch was thrown (here, or
+// heard from another instance).
 func (r *readOnly) forget(tenant string) {
 	r.mu.Lock()
 	delete(r.cache, tenant)
+	r.gen++
 	r.mu.Unlock()
 }
 

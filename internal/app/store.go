@@ -32,9 +32,15 @@ func StoreOptions(cfg *config.Config, log *slog.Logger) store.Options {
 
 // OpenStore opens the configured store and applies its migrations.
 // The default folder of a SQLite store (the user's state folder) is
-// created, readable by its owner only.
+// created, readable by its owner only. It does not listen for other
+// instances' changes (the command line needs none); OpenPersistence does.
 func OpenStore(ctx context.Context, cfg *config.Config, log *slog.Logger) (*store.Store, error) {
+	return openStore(ctx, cfg, log, false)
+}
+
+func openStore(ctx context.Context, cfg *config.Config, log *slog.Logger, listen bool) (*store.Store, error) {
 	opts := StoreOptions(cfg, log)
+	opts.Listen = listen
 	if opts.Driver == store.SQLite && cfg.Store.Path == "" && opts.Path != store.MemoryPath {
 		if err := os.MkdirAll(filepath.Dir(opts.Path), 0o700); err != nil {
 			return nil, fmt.Errorf("store folder: %w", err)
@@ -62,13 +68,14 @@ type Persistence struct {
 	Memory *StoreMemory
 }
 
-// OpenPersistence opens the store, starts the audit writer and the
-// store-backed session memory. reg receives the audit metrics.
+// OpenPersistence opens the store, listening for other instances'
+// changes on PostgreSQL, and starts the audit writer and the store-backed
+// session memory. reg receives the audit metrics.
 func OpenPersistence(ctx context.Context, cfg *config.Config, reg prometheus.Registerer, log *slog.Logger) (*Persistence, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	st, err := OpenStore(ctx, cfg, log)
+	st, err := openStore(ctx, cfg, log, true)
 	if err != nil {
 		return nil, err
 	}
