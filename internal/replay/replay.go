@@ -83,8 +83,10 @@ type Call struct {
 	Tenant    string    `json:"tenant,omitempty"`
 	Agent     string    `json:"agent,omitempty"`
 	Tool      string    `json:"tool,omitempty"`
-	Old       Verdict   `json:"old"`
-	New       Verdict   `json:"new"`
+	// Input is what was judged: the tool's input, or the prompt.
+	Input any     `json:"input,omitempty"`
+	Old   Verdict `json:"old"`
+	New   Verdict `json:"new"`
 	// NotReplayed names the command, http and prompt hooks that would
 	// have run and answered with their captured decision instead.
 	NotReplayed []string `json:"notReplayed,omitempty"`
@@ -135,8 +137,9 @@ func Run(cfg *config.Config, events []Captured, opts Options) (*Report, error) {
 		call := Call{
 			CaptureID: c.Row.ID, At: c.Row.CreatedAt, SessionID: c.Row.SessionID, Event: c.Row.Event,
 			Tenant: c.Row.Tenant, Agent: c.Row.Agent, Tool: c.Row.Tool,
-			Old: oldVerdict(&c.Record.Outcome),
-			New: newVerdict(&out, sb.askedBy(c.Row.ID)),
+			Input: inputOf(c.Record.Event),
+			Old:   oldVerdict(&c.Record.Outcome),
+			New:   newVerdict(&out, sb.askedBy(c.Row.ID)),
 		}
 		call.NotReplayed = sb.notReplayedOn(c.Row.ID)
 		rep.Calls = append(rep.Calls, call)
@@ -162,6 +165,21 @@ func newVerdict(o *hooks.Outcome, asked []string) Verdict {
 		return Verdict{Decision: WouldAsk, HookID: asked[0]}
 	}
 	return Verdict{Decision: string(o.Decision), HookID: o.HookID, Reason: o.Reason}
+}
+
+// inputOf is what an event's hooks judged, for the report.
+func inputOf(ev *hooks.Event) any {
+	switch {
+	case ev.ToolInput != nil:
+		return ev.ToolInput
+	case ev.ToolResult != nil:
+		return *ev.ToolResult
+	case ev.Prompt != "":
+		return ev.Prompt
+	case ev.Response != "":
+		return ev.Response
+	}
+	return nil
 }
 
 func contains(s []string, v string) bool {

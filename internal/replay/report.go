@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -133,8 +134,8 @@ func Print(w io.Writer, r *Report) {
 		fmt.Fprintln(w, "\nchanged:")
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		for _, c := range changed {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s -> %s\t%s\n", c.At.UTC().Format(time.RFC3339), c.SessionID, c.Event, c.Tool,
-				verdict(c.Old), verdict(c.New), strings.Join(c.NotReplayed, ","))
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s -> %s\n", c.At.UTC().Format(time.RFC3339), c.SessionID, c.Event, c.Tool,
+				short(c.Input), verdict(c.Old), verdict(c.New))
 		}
 		_ = tw.Flush()
 		fmt.Fprintln(w, "\nby hook and tool:")
@@ -153,6 +154,25 @@ func Print(w io.Writer, r *Report) {
 			fmt.Fprintf(w, "  %s on %d events\n", id, nr[id])
 		}
 	}
+}
+
+// short is an input on one line, cut to 80 characters.
+func short(v any) string {
+	var s string
+	switch x := v.(type) {
+	case nil:
+		return "-"
+	case string:
+		s = x
+	default:
+		b, _ := json.Marshal(x)
+		s = string(b)
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 80 {
+		s = string(r[:79]) + "…"
+	}
+	return s
 }
 
 func verdict(v Verdict) string {

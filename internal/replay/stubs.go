@@ -112,4 +112,3 @@ func offline(cfg *config.Config, stubs *stubServer) (*config.Config, error) {
 	}
 	return &c, nil
 }
-
