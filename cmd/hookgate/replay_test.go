@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -13,9 +16,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/hookgate/hookgate/config"
 	"github.com/hookgate/hookgate/internal/app"
 	"github.com/hookgate/hookgate/internal/mockupstream"
+	"github.com/hookgate/hookgate/internal/testenv"
 )
 
 // The hooks both configurations share: a command hook that refuses curl
@@ -82,6 +88,51 @@ func (r *replayJSON) changedCommands() []string {
 // adds another: the report lists exactly the calls whose decision changed,
 // and the command hook runs only with --live-hooks.
 func TestReplayListsExactlyTheChangedCalls(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) {
+		db := filepath.Join(t.TempDir(), "hookgate.db")
+		testReplay(t, "store:\n  path: "+db+"\n", db)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		if os.Getenv(testenv.PostgresEnv) == "" && !testenv.Required() {
+			t.Skipf("%s is not set", testenv.PostgresEnv)
+		}
+		dsn := replaySchema(t, testenv.Postgres(t))
+		t.Setenv("HG_REPLAY_PG_DSN", dsn)
+		testReplay(t, "store:\n  driver: postgres\n  dsn: ${HG_REPLAY_PG_DSN}\n", dsn)
+	})
+}
+
+// replaySchema is dsn on a schema of its own, dropped when t ends.
+func replaySchema(t *testing.T, dsn string) string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	schema := "hgreplay_" + hex.EncodeToString(b[:])
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if c, err := pgx.Connect(context.Background(), dsn); err == nil {
+			_, _ = c.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
+			c.Close(context.Background())
+		}
+	})
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	return dsn + sep + "search_path=" + schema
+}
+
+// testReplay records through hookgate on the store section storeDoc and
+// replays from from.
+func testReplay(t *testing.T, storeDoc, from string) {
 	dir := t.TempDir()
 	t.Setenv("HG_REPLAY_KEY", cliAuditKey)
 	mock := mockupstream.Start(t)
@@ -89,9 +140,9 @@ func TestReplayListsExactlyTheChangedCalls(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "no-curl.sh"), []byte("#!/bin/sh\necho run >> "+ran+"\nif grep -q curl; then echo 'no curl' >&2; exit 2; fi\nexit 0\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	db := filepath.Join(dir, "hookgate.db")
+	db := from
 	head := "listen: 127.0.0.1:0\nadmin:\n  listen: 127.0.0.1:0\nupstreams:\n  - name: mock\n    provider: openai\n    base_url: " + mock.URL() +
-		"\nstore:\n  path: " + db + "\naudit:\n  key_env: HG_REPLAY_KEY\n  capture_events: true\n"
+		"\n" + storeDoc + "audit:\n  key_env: HG_REPLAY_KEY\n  capture_events: true\n"
 	oldPath, newPath := filepath.Join(dir, "old.yaml"), filepath.Join(dir, "new.yaml")
 	os.WriteFile(oldPath, []byte(head+replayOldHooks), 0o600)
 	os.WriteFile(newPath, []byte(head+replayNewHooks), 0o600)
