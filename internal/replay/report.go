@@ -83,7 +83,7 @@ func (r *Report) NotReplayed() map[string]int {
 // past and future are how a decision reads in a sentence.
 var (
 	past   = map[string]string{"allow": "allowed", "rewrite": "rewritten", "block": "blocked", "error": "failed", WouldAsk: "put to a person"}
-	future = map[string]string{"allow": "allowed", "rewrite": "rewritten", "block": "blocked", "error": "fail", WouldAsk: "be put to a person"}
+	future = map[string]string{"allow": "allowed", "rewrite": "rewritten", "block": "blocked", "error": "fail", WouldAsk: "put to a person"}
 )
 
 // Sentence says a row in words: "12 calls allowed before would now be
