@@ -146,10 +146,14 @@ func (e *Engine) Hooks() []HookInfo {
 func (e *Engine) Dispatch(ctx context.Context, ev *Event) Outcome {
 	out := e.dispatch(ctx, ev)
 	if e.capture != nil && ev != nil && !ev.Bypass && ev.Event.Valid() {
-		e.capture.Captured(ev, &out)
+		e.captured(ev, out)
 	}
 	return out
 }
+
+// captured hands a copy of out to the Capturer, so that out itself does
+// not escape to the heap on every dispatch.
+func (e *Engine) captured(ev *Event, out Outcome) { e.capture.Captured(ev, &out) }
 
 func (e *Engine) dispatch(ctx context.Context, ev *Event) Outcome {
 	if ev == nil {

@@ -108,7 +108,7 @@ func Run(cfg *config.Config, events []Captured, opts Options) (*Report, error) {
 	}
 	sb := newStandins(byEvent)
 	sb.cfg = cfg
-	off := cfg
+	var off *config.Config
 	if !opts.LiveHooks {
 		stubs, err := newStubServer(sb)
 		if err != nil {
