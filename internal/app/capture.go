@@ -18,6 +18,17 @@ import (
 type CapturedRecord struct {
 	Event   *hooks.Event    `json:"event"`
 	Outcome CapturedOutcome `json:"outcome"`
+	// Switches are the run-time read-only switches as hookgate last read
+	// them for a hook before this event was captured: the organisation's
+	// (key "") and the event's tenant's; absent when no hook had asked.
+	Switches map[string]Switch `json:"switches,omitempty"`
+}
+
+// Switch is a read-only switch's state: Set is false when nobody threw
+// it at run time (the configuration decides).
+type Switch struct {
+	On  bool `json:"on"`
+	Set bool `json:"set"`
 }
 
 // CapturedOutcome is the chain's verdict on a captured event.
@@ -46,14 +57,16 @@ type eventCapture struct {
 	w *store.AuditWriter
 	// headers are the metadata keys that hold request headers
 	// (interception.metadata_headers): never captured.
-	headers map[string]bool
-	asked   *askLog
+	headers  map[string]bool
+	asked    *askLog
+	switches *switchLog
 }
 
 var _ hooks.Capturer = (*eventCapture)(nil)
 
 func newEventCapture(cfg *config.Config, audit *AuditRecorder) *eventCapture {
-	c := &eventCapture{w: audit.w, headers: map[string]bool{}, asked: &askLog{byEvent: map[string][]string{}}}
+	c := &eventCapture{w: audit.w, headers: map[string]bool{}, asked: &askLog{byEvent: map[string][]string{}},
+		switches: &switchLog{last: map[string]Switch{}}}
 	for _, h := range cfg.Interception.MetadataHeaders {
 		c.headers[h] = true
 	}
@@ -75,7 +88,7 @@ func (c *eventCapture) Captured(ev *hooks.Event, out *hooks.Outcome) {
 	}
 	rec := CapturedRecord{Event: &cp, Outcome: CapturedOutcome{
 		Decision: out.Decision, HookID: out.HookID, Reason: out.Reason, Asked: c.asked.take(ev.EventID),
-	}}
+	}, Switches: c.switches.of(ev.Tenant)}
 	for i := range out.Executions {
 		x := &out.Executions[i]
 		rec.Outcome.Hooks = append(rec.Outcome.Hooks, CapturedHook{ID: x.HookID, Decision: x.Decision, Applied: x.Applied, Reason: x.Reason})
@@ -115,8 +128,46 @@ func (a *askLog) take(eventID string) []string {
 	return ids
 }
 
+// switchLog remembers the read-only switch's last answer per tenant, so
+// that a capture can say how the switch stood.
+type switchLog struct {
+	next hooks.ReadOnlyState
+	mu   sync.Mutex
+	last map[string]Switch
+}
+
+var _ hooks.ReadOnlyState = (*switchLog)(nil)
+
+func (l *switchLog) ReadOnly(ctx context.Context, tenant string) (bool, bool, error) {
+	value, set, err := l.next.ReadOnly(ctx, tenant)
+	if err == nil {
+		l.mu.Lock()
+		l.last[tenant] = Switch{On: value, Set: set}
+		l.mu.Unlock()
+	}
+	return value, set, err
+}
+
+// of returns the organisation's and tenant's last answers; nil when the
+// switch was never read.
+func (l *switchLog) of(tenant string) map[string]Switch {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.last) == 0 {
+		return nil
+	}
+	out := map[string]Switch{}
+	for _, k := range []string{"", tenant} {
+		if v, ok := l.last[k]; ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
 // enableCapture makes sv capture every dispatched event (and note the
-// approvals asked) when cfg says audit.capture_events.
+// approvals asked and the read-only switch read) when cfg says
+// audit.capture_events.
 func (sv *services) enableCapture(cfg *config.Config, audit *AuditRecorder) {
 	if !cfg.Audit.CaptureEvents {
 		return
@@ -124,6 +175,10 @@ func (sv *services) enableCapture(cfg *config.Config, audit *AuditRecorder) {
 	c := newEventCapture(cfg, audit)
 	c.asked.next = sv.approver
 	sv.approver = c.asked
+	if sv.readOnly != nil {
+		c.switches.next = sv.readOnly
+		sv.readOnly = c.switches
+	}
 	sv.capture = c
 }
 

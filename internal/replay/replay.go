@@ -260,10 +260,19 @@ func (a approver) Ask(_ context.Context, q hooks.ApprovalQuestion) (hooks.Approv
 	return hooks.ApprovalAnswer{Approved: true, By: "replay", SideEffects: []string{"approval noted by replay (no card posted)"}}, nil
 }
 
-// readOnly is the replayed configuration's tenant read_only.
+// readOnly is the switch as captured with the event, else the replayed
+// configuration's tenant read_only.
 type readOnly struct{ s *standins }
 
 func (r readOnly) ReadOnly(_ context.Context, tenant string) (bool, bool, error) {
+	r.s.mu.Lock()
+	cur := r.s.current
+	r.s.mu.Unlock()
+	if cur != nil {
+		if sw, ok := cur.Record.Switches[tenant]; ok {
+			return sw.On, sw.Set, nil
+		}
+	}
 	if r.s.cfg == nil || tenant == "" {
 		return false, false, nil
 	}

@@ -35,6 +35,10 @@ hooks:
     event: pre_tool_use
     matcher: "^pay$"
     handler: {type: http, url: "http://127.0.0.1:9/check"}
+  - id: read-only
+    event: pre_tool_use
+    matcher: "^write_db$"
+    handler: {type: builtin, name: readonly_guard, with: {tools: [write_db]}}
   - id: judge
     event: user_prompt_submit
     handler: {type: prompt, instruction: "Block prompts asking for passwords.", model: gpt-4o-mini}
@@ -86,20 +90,29 @@ func TestReplayStandsInForPeopleBudgetsAndRemoteHooks(t *testing.T) {
 		captured(9, hooks.Event{Event: hooks.UserPromptSubmit, Prompt: "hello"}, app.CapturedOutcome{Decision: hooks.Allow,
 			Hooks: []app.CapturedHook{{ID: "judge", Decision: hooks.Allow}}}),
 	}
+	// The read-only switch as it stood when each was captured: thrown for
+	// the tenant, then cleared.
+	on := captured(10, hooks.Event{Event: hooks.PreToolUse, Tenant: "acme", ToolName: "write_db", ToolInput: map[string]any{"sql": "x"}}, allow)
+	on.Record.Switches = map[string]app.Switch{"": {}, "acme": {On: true, Set: true}}
+	off := captured(11, hooks.Event{Event: hooks.PreToolUse, Tenant: "acme", ToolName: "write_db", ToolInput: map[string]any{"sql": "y"}}, allow)
+	off.Record.Switches = map[string]app.Switch{"": {}, "acme": {On: false, Set: true}}
+	events = append(events, on, off)
 	rep, err := Run(replayCfg(t), events, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := map[string][2]string{ // capture: old, new
-		"cap-1": {WouldAsk, WouldAsk},
-		"cap-2": {"allow", WouldAsk},
-		"cap-3": {WouldAsk, WouldAsk},
-		"cap-4": {"allow", "allow"},
-		"cap-5": {"allow", "allow"},
-		"cap-6": {"allow", "block"},
-		"cap-7": {"allow", "allow"},
-		"cap-8": {"block", "block"},
-		"cap-9": {"allow", "allow"},
+		"cap-1":  {WouldAsk, WouldAsk},
+		"cap-2":  {"allow", WouldAsk},
+		"cap-3":  {WouldAsk, WouldAsk},
+		"cap-4":  {"allow", "allow"},
+		"cap-5":  {"allow", "allow"},
+		"cap-6":  {"allow", "block"},
+		"cap-7":  {"allow", "allow"},
+		"cap-8":  {"block", "block"},
+		"cap-9":  {"allow", "allow"},
+		"cap-10": {"allow", "block"},
+		"cap-11": {"allow", "allow"},
 	}
 	if len(rep.Calls) != len(want) {
 		t.Fatalf("%d calls replayed, want %d", len(rep.Calls), len(want))
@@ -111,7 +124,7 @@ func TestReplayStandsInForPeopleBudgetsAndRemoteHooks(t *testing.T) {
 		}
 	}
 	changed := rep.Changed()
-	if len(changed) != 2 || changed[0].CaptureID != "cap-2" || changed[1].CaptureID != "cap-6" {
+	if len(changed) != 3 || changed[0].CaptureID != "cap-2" || changed[1].CaptureID != "cap-6" || changed[2].CaptureID != "cap-10" {
 		t.Fatalf("changed: %+v", changed)
 	}
 	if changed[1].New.HookID != "two-searches" {
@@ -122,13 +135,17 @@ func TestReplayStandsInForPeopleBudgetsAndRemoteHooks(t *testing.T) {
 		t.Errorf("not replayed: %v", nr)
 	}
 	rows := rep.Table()
-	if len(rows) != 2 {
-		t.Fatalf("table: %+v", rows)
+	got := map[string]bool{}
+	for _, r := range rows {
+		got[r.Sentence()] = true
 	}
-	got := map[string]bool{rows[0].Sentence(): true, rows[1].Sentence(): true}
+	if len(rows) != 3 {
+		t.Fatalf("table: %v", got)
+	}
 	for _, s := range []string{
 		"1 call allowed before would now be put to a person by ask-ops (transfer)",
 		"1 call allowed before would now be blocked by two-searches (search)",
+		"1 call allowed before would now be blocked by read-only (write_db)",
 	} {
 		if !got[s] {
 			t.Errorf("no %q in %v", s, got)
