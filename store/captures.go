@@ -104,3 +104,13 @@ func (s *Store) PurgeCaptures(ctx context.Context, all bool) (int64, error) {
 	})
 	return n, err
 }
+
+// CountCaptures counts the captured events kept, expired ones not yet
+// purged included.
+func (s *Store) CountCaptures(ctx context.Context) (int64, error) {
+	var n int64
+	if err := s.b.reader().queryRow(ctx, `SELECT COUNT(*) FROM captured_events`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: count captured events: %w", err)
+	}
+	return n, nil
+}

@@ -184,14 +184,18 @@ func (sv *services) enableCapture(cfg *config.Config, audit *AuditRecorder) {
 
 // capturePurger deletes expired captured events now and then
 // (audit.capture_ttl).
+
+// purgeEvery is how often expired captures are deleted: a quarter of the
+// retention, between a minute and ten.
+func purgeEvery(ttl time.Duration) time.Duration { return min(max(ttl/4, time.Minute), 10*time.Minute) }
+
 type capturePurger struct {
 	stop chan struct{}
 	done chan struct{}
 }
 
-func startCapturePurger(st *store.Store, ttl time.Duration, log *slog.Logger) *capturePurger {
+func startCapturePurger(st *store.Store, every time.Duration, log *slog.Logger) *capturePurger {
 	p := &capturePurger{stop: make(chan struct{}), done: make(chan struct{})}
-	every := min(max(ttl/4, time.Minute), 10*time.Minute)
 	go func() {
 		defer close(p.done)
 		t := time.NewTicker(every)

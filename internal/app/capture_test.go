@@ -3,8 +3,10 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -73,5 +75,52 @@ func TestCaptureKeepsTheEventAndVerdictWithoutHeaders(t *testing.T) {
 	}
 	if md["X-Team-Token"] != "team-token-CANARY" {
 		t.Fatal("the capture modified the event's metadata")
+	}
+}
+
+// The purge job deletes captured events once capture_ttl has passed, and
+// leaves the others.
+func TestCapturePurgerDeletesExpiredEvents(t *testing.T) {
+	ctx := context.Background()
+	now := time.Now()
+	clock := func() time.Time { return now }
+	st, err := store.Open(ctx, store.Options{Path: filepath.Join(t.TempDir(), "hookgate.db"), Now: clock, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	key, _ := store.ParseAuditKey(testAuditKey)
+	w, err := store.NewAuditWriter(st, store.AuditOptions{Key: key, CaptureTTL: time.Hour, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close(ctx)
+	w.Record(store.AuditEntry{At: now.Add(-2 * time.Hour), Capture: &store.CaptureRecord{SessionID: "old", Event: "pre_tool_use", Decision: "allow", Record: map[string]any{}}})
+	w.Record(store.AuditEntry{At: now, Capture: &store.CaptureRecord{SessionID: "new", Event: "pre_tool_use", Decision: "allow", Record: map[string]any{}}})
+	if err := w.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := st.CountCaptures(ctx); err != nil || n != 2 {
+		t.Fatalf("%d captures kept, %v", n, err)
+	}
+	p := startCapturePurger(st, 10*time.Millisecond, quietLogger())
+	defer p.Close()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		n, err := st.CountCaptures(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d captures left after 30s of purging, want 1", n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	rows, err := st.ListCaptures(ctx, store.CaptureFilter{})
+	if err != nil || len(rows) != 1 || rows[0].SessionID != "new" {
+		t.Fatalf("left: %+v, %v", rows, err)
 	}
 }

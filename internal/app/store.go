@@ -82,7 +82,7 @@ func OpenPersistence(ctx context.Context, cfg *config.Config, reg prometheus.Reg
 	}
 	p := &Persistence{Store: st, Audit: audit, Memory: NewStoreMemory(st, cfg.Interception.SessionTTL.D(), log)}
 	if cfg.Audit.CaptureEvents {
-		p.purger = startCapturePurger(st, cfg.Audit.CaptureTTL.D(), log)
+		p.purger = startCapturePurger(st, purgeEvery(cfg.Audit.CaptureTTL.D()), log)
 	}
 	return p, nil
 }

@@ -18,7 +18,7 @@ type Report struct {
 // Changed lists the calls whose decision differs, in the order they were
 // captured.
 func (r *Report) Changed() []Call {
-	var out []Call
+	out := []Call{}
 	for _, c := range r.Calls {
 		if c.Changed() {
 			out = append(out, c)
@@ -107,11 +107,10 @@ func (w Row) Sentence() string {
 	if w.To == "allow" || w.To == "rewrite" {
 		return fmt.Sprintf("%d %s %s by %s before would now be %s%s", w.Count, noun, from, w.Hook, to, tool)
 	}
-	be := "be "
 	if w.To == "error" {
-		be = ""
+		return fmt.Sprintf("%d %s %s before would now fail in %s%s", w.Count, noun, from, w.Hook, tool)
 	}
-	return fmt.Sprintf("%d %s %s before would now %s%s by %s%s", w.Count, noun, from, be, to, w.Hook, tool)
+	return fmt.Sprintf("%d %s %s before would now be %s by %s%s", w.Count, noun, from, to, w.Hook, tool)
 }
 
 func word(m map[string]string, d string) string {
