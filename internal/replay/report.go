@@ -129,6 +129,9 @@ func Print(w io.Writer, r *Report) {
 		sessions[c.SessionID] = true
 	}
 	fmt.Fprintf(w, "replayed %d events from %d sessions: %d decisions differ\n", len(r.Calls), len(sessions), len(changed))
+	if len(r.Calls) == 0 {
+		fmt.Fprintln(w, "no captured events selected: is audit.capture_events on where they were recorded, and are they younger than audit.capture_ttl and --since?")
+	}
 	if len(changed) > 0 {
 		fmt.Fprintln(w, "\nchanged:")
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
