@@ -61,6 +61,12 @@ type Audit struct {
 	QueueSize int      `yaml:"queue_size"` // records waiting to be written
 	MaxWait   Duration `yaml:"max_wait"`   // how long a request waits for room under on_full: block
 
+	// CaptureEvents keeps every dispatched event (the JSON hooks receive)
+	// and hookgate's decision, sealed with the key, for `hookgate replay`.
+	// Off by default; it needs key_env.
+	CaptureEvents bool     `yaml:"capture_events"`
+	CaptureTTL    Duration `yaml:"capture_ttl"` // how long a captured event is kept (default 168h)
+
 	// Key is read from KeyEnv at load time. It is never logged.
 	Key string `yaml:"-"`
 }

@@ -24,6 +24,7 @@ const (
 	DefaultMaxRetries       = 2
 	DefaultAuditQueue       = 4096
 	DefaultAuditMaxWait     = 2 * time.Second
+	DefaultAuditCaptureTTL  = 168 * time.Hour
 	DefaultShutdownGrace    = 30 * time.Second
 	// DefaultDrainDelay is a few of a load balancer's health-check
 	// intervals: long enough for it to take the instance out.
@@ -104,6 +105,9 @@ func applyDefaults(c *Config) {
 		c.Audit.QueueSize = DefaultAuditQueue
 	}
 	setDuration(&c.Audit.MaxWait, DefaultAuditMaxWait)
+	if c.Audit.CaptureEvents {
+		setDuration(&c.Audit.CaptureTTL, DefaultAuditCaptureTTL)
+	}
 	setString(&c.Log.Level, "info")
 	setString(&c.Log.Format, "text")
 	for i := range c.Upstreams {

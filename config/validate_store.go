@@ -26,6 +26,13 @@ func validateStore(c *Config, root *yaml.Node, ps *problems, lookup func(string)
 		ps.add(lineOf(root, "audit", "queue_size"), "audit.queue_size", "must not be negative")
 	}
 	c.Audit.Key = secret(c.Audit.KeyEnv, lineOf(root, "audit", "key_env"), "audit.key_env", ps, lookup)
+	if c.Audit.CaptureEvents && c.Audit.KeyEnv == "" {
+		ps.add(lineOf(root, "audit", "capture_events"), "audit.capture_events",
+			"needs audit.key_env: captured events are kept only sealed with the audit key")
+	}
+	if c.Audit.CaptureTTL < 0 {
+		ps.add(lineOf(root, "audit", "capture_ttl"), "audit.capture_ttl", "must not be negative")
+	}
 
 	if c.Admin.TokenEnv != "" {
 		tok := secret(c.Admin.TokenEnv, lineOf(root, "admin", "token_env"), "admin.token_env", ps, lookup)

@@ -52,6 +52,9 @@ type Options struct {
 	// whole. Nil gives the Engine its own, lost when it is retired; pass
 	// one to keep it across reloads.
 	Terminals *toolclass.Terminals
+	// Capture receives every dispatched event with its outcome
+	// (audit.capture_events). Nil captures nothing.
+	Capture Capturer
 }
 
 // hookIDPattern keeps ids usable as metric labels and audit keys.

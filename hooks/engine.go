@@ -35,6 +35,9 @@ type Engine struct {
 	closeOnce sync.Once
 	done      chan struct{}
 	closeErr  error
+
+	// capture is Options.Capture, or nil.
+	capture Capturer
 }
 
 // allEventsArray sizes Engine.chains.
@@ -42,6 +45,7 @@ var allEventsArray = [8]EventName{}
 
 func newEngine(hooks []*hook, log *slog.Logger, opts *Options) *Engine {
 	e := &Engine{hooks: hooks, log: log, rec: opts.Recorder, done: make(chan struct{}), terminals: opts.Terminals}
+	e.capture = opts.Capture
 	if e.terminals == nil {
 		e.terminals = toolclass.NewTerminals(0, 0)
 	}
@@ -136,7 +140,22 @@ func (e *Engine) Hooks() []HookInfo {
 //
 // Dispatch never panics on what a handler does; a handler's panic is an
 // error decision.
+//
+// With Options.Capture set, the event and its outcome are handed to it
+// once the synchronous hooks have decided (bypassed events excepted).
 func (e *Engine) Dispatch(ctx context.Context, ev *Event) Outcome {
+	out := e.dispatch(ctx, ev)
+	if e.capture != nil && ev != nil && !ev.Bypass && ev.Event.Valid() {
+		e.captured(ev, out)
+	}
+	return out
+}
+
+// captured hands a copy of out to the Capturer, so that out itself does
+// not escape to the heap on every dispatch.
+func (e *Engine) captured(ev *Event, out Outcome) { e.capture.Captured(ev, &out) }
+
+func (e *Engine) dispatch(ctx context.Context, ev *Event) Outcome {
 	if ev == nil {
 		return Outcome{Decision: Error, Reason: "no event", Cause: errors.New("hooks: nil event")}
 	}

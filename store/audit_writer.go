@@ -43,9 +43,13 @@ type AuditOptions struct {
 	// Key seals error details; nil keeps no error detail at all (never
 	// plain text).
 	Key *AuditKey
-	// Secrets are removed from error texts before they are stored (the
-	// upstreams' API keys, tokens): see also credentialPatterns.
+	// Secrets are removed from error texts and captured events before
+	// they are stored (the upstreams' API keys, tokens): see also
+	// credentialPatterns.
 	Secrets []string
+	// CaptureTTL is how long a captured event is kept (captured_events'
+	// expires_at); zero means DefaultCaptureTTL.
+	CaptureTTL time.Duration
 	// Registerer receives the writer's metrics; nil registers nothing.
 	Registerer prometheus.Registerer
 	// Logger receives the writer's log; nil means slog.Default().
@@ -72,6 +76,9 @@ type AuditEntry struct {
 	// ToolCall, when set, makes the entry a tool_calls record instead of
 	// a hook execution (the audit_log built-in), through the same queue.
 	ToolCall *ToolCall
+	// Capture, when set, makes the entry a captured_events record
+	// (audit.capture_events) instead of a hook execution.
+	Capture *CaptureRecord
 
 	flushed chan error // a Flush marker, not a record
 }
@@ -95,6 +102,7 @@ type AuditWriter struct {
 	batchSize int
 	key       *AuditKey
 	redact    *redactor
+	ttl       time.Duration
 	log       *slog.Logger
 	m         *auditMetrics
 
@@ -146,6 +154,7 @@ func newAuditWriter(st *Store, opts AuditOptions) (*AuditWriter, error) {
 		batchSize: opts.BatchSize,
 		key:       opts.Key,
 		redact:    newRedactor(opts.Secrets),
+		ttl:       opts.CaptureTTL,
 		log:       opts.Logger,
 		stop:      make(chan struct{}),
 		done:      make(chan struct{}),
@@ -166,6 +175,9 @@ func newAuditWriter(st *Store, opts AuditOptions) (*AuditWriter, error) {
 	}
 	if w.batchSize <= 0 {
 		w.batchSize = DefaultAuditBatch
+	}
+	if w.ttl <= 0 {
+		w.ttl = DefaultCaptureTTL
 	}
 	if w.log == nil {
 		w.log = slog.Default()

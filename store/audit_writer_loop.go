@@ -58,6 +58,13 @@ func (w *AuditWriter) write(batch []AuditEntry) {
 	if len(rows) > 0 {
 		err = w.insertRetrying(rows)
 	}
+	if caps := w.captureRows(batch); len(caps) > 0 {
+		if _, cerr := w.st.InsertCaptures(w.closeOrBackground(), caps); cerr != nil {
+			w.m.errors.Inc()
+			w.log.Error("audit: captured events not recorded", "records", len(caps), "err", cerr)
+			err = errors.Join(err, cerr)
+		}
+	}
 	if calls := toolCallRows(batch); len(calls) > 0 {
 		if _, cerr := w.st.InsertToolCalls(w.closeOrBackground(), calls); cerr != nil {
 			w.m.errors.Inc()
@@ -165,7 +172,7 @@ func (w *AuditWriter) rows(batch []AuditEntry) []Execution {
 	var lastInput uintptr
 	var lastHash string
 	for _, e := range batch {
-		if e.flushed != nil || e.ToolCall != nil {
+		if e.flushed != nil || e.ToolCall != nil || e.Capture != nil {
 			continue
 		}
 		x := Execution{

@@ -154,6 +154,46 @@ CREATE TABLE IF NOT EXISTS tenant_settings (
 );
 `,
 	},
+	{
+		version: 4,
+		name:    "captured_events",
+		sqlite: `
+CREATE TABLE IF NOT EXISTS captured_events (
+	id         TEXT PRIMARY KEY,
+	session_id TEXT NOT NULL,
+	event      TEXT NOT NULL,
+	tenant     TEXT NOT NULL DEFAULT '',
+	agent      TEXT NOT NULL DEFAULT '',
+	tool       TEXT NOT NULL DEFAULT '',
+	decision   TEXT NOT NULL,
+	decided_by TEXT NOT NULL DEFAULT '',
+	sealed     BLOB NOT NULL,
+	created_at TEXT NOT NULL,
+	expires_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS captured_events_created ON captured_events (created_at);
+CREATE INDEX IF NOT EXISTS captured_events_session ON captured_events (session_id, created_at);
+CREATE INDEX IF NOT EXISTS captured_events_expires ON captured_events (expires_at);
+`,
+		postgres: `
+CREATE TABLE IF NOT EXISTS captured_events (
+	id         text PRIMARY KEY,
+	session_id text NOT NULL,
+	event      text NOT NULL,
+	tenant     text NOT NULL DEFAULT '',
+	agent      text NOT NULL DEFAULT '',
+	tool       text NOT NULL DEFAULT '',
+	decision   text NOT NULL,
+	decided_by text NOT NULL DEFAULT '',
+	sealed     bytea NOT NULL,
+	created_at timestamptz NOT NULL,
+	expires_at timestamptz NOT NULL
+);
+CREATE INDEX IF NOT EXISTS captured_events_created ON captured_events (created_at);
+CREATE INDEX IF NOT EXISTS captured_events_session ON captured_events (session_id, created_at);
+CREATE INDEX IF NOT EXISTS captured_events_expires ON captured_events (expires_at);
+`,
+	},
 }
 
 // migrateLockKey serialises migrations between instances sharing a

@@ -29,6 +29,8 @@ usage:
                                     (mock upstream on loopback; --help for the harness flags)
   hookgate test --config FILE [TESTS...]
                                     run policy test files against FILE's hooks (no proxy, no upstream)
+  hookgate replay --config NEW.yaml --from STORE [--since 24h] [--session S]
+                                    re-run captured events through NEW's hooks and list changed decisions
   hookgate version                  print the version
 `
 
@@ -61,6 +63,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runApprovals(args[1:], stdout, stderr)
 	case "test":
 		return runTest(args[1:], stdout, stderr)
+	case "replay":
+		return runReplay(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "hookgate", version)
 		return 0

@@ -95,6 +95,7 @@ func Build(cfg *config.Config, log *slog.Logger) (*App, error) {
 		hookSlots: a.limits.hooks,
 		terminals: toolclass.NewTerminals(0, 0),
 	}
+	a.services.enableCapture(cfg, pers.Audit)
 	a.admin = proxy.NewAdmin(proxy.AdminOptions{
 		Gatherer: reg, Tokens: adminTokens(cfg), Approvals: approvalDesk{a.gate}, Tenants: tenantDesk{a: a, ro: ro},
 		Timeouts: proxyTimeouts(cfg.Timeouts), Metrics: a.metrics,

@@ -36,6 +36,7 @@ func NewAuditRecorder(cfg *config.Config, st *store.Store, reg prometheus.Regist
 		QueueSize:  cfg.Audit.QueueSize,
 		MaxWait:    cfg.Audit.MaxWait.D(),
 		Secrets:    configSecrets(cfg),
+		CaptureTTL: cfg.Audit.CaptureTTL.D(),
 		Registerer: reg,
 		Logger:     log,
 	}
@@ -45,6 +46,9 @@ func NewAuditRecorder(cfg *config.Config, st *store.Store, reg prometheus.Regist
 			return nil, fmt.Errorf("audit.key_env %s: %w", cfg.Audit.KeyEnv, err)
 		}
 		opts.Key = k
+	}
+	if cfg.Audit.CaptureEvents && opts.Key == nil {
+		return nil, fmt.Errorf("audit.capture_events needs audit.key_env (the key that seals captured events)")
 	}
 	w, err := store.NewAuditWriter(st, opts)
 	if err != nil {

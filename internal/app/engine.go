@@ -31,7 +31,7 @@ func buildEngine(cfg *config.Config, specs []hooks.Spec, log *slog.Logger, sv *s
 		Approver: sv.approver, ToolCalls: sv.toolCalls, Messenger: sv.messenger, ReadOnly: sv.readOnly,
 		ScriptMaxMemory: int64(cfg.Limits.ScriptMaxMemory),
 	}
-	e, err := hooks.Compile(specs, deps, hooks.Options{Recorder: sv.recorder, Builtins: reg, Terminals: sv.terminals})
+	e, err := hooks.Compile(specs, deps, hooks.Options{Recorder: sv.recorder, Builtins: reg, Terminals: sv.terminals, Capture: sv.capture})
 	if err != nil {
 		return nil, err
 	}

@@ -30,6 +30,8 @@ type services struct {
 	// terminals remembers the lines typed into agents' terminal sessions
 	// (write_stdin), so that a reload does not forget a half-typed command.
 	terminals *toolclass.Terminals
+	// capture keeps dispatched events (audit.capture_events); nil: none.
+	capture hooks.Capturer
 }
 
 // channelsOf returns a function that reads the channels of the policy in

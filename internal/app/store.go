@@ -66,6 +66,9 @@ type Persistence struct {
 	Store  *store.Store
 	Audit  *AuditRecorder
 	Memory *StoreMemory
+
+	// purger deletes expired captured events; nil without capture_events.
+	purger *capturePurger
 }
 
 // OpenPersistence opens the store, listening for other instances'
@@ -84,7 +87,11 @@ func OpenPersistence(ctx context.Context, cfg *config.Config, reg prometheus.Reg
 		_ = st.Close() // the recorder could not be built; that error is the one to report
 		return nil, err
 	}
-	return &Persistence{Store: st, Audit: audit, Memory: NewStoreMemory(st, cfg.Interception.SessionTTL.D(), log)}, nil
+	p := &Persistence{Store: st, Audit: audit, Memory: NewStoreMemory(st, cfg.Interception.SessionTTL.D(), log)}
+	if cfg.Audit.CaptureEvents {
+		p.purger = startCapturePurger(st, purgeEvery(cfg.Audit.CaptureTTL.D()), log)
+	}
+	return p, nil
 }
 
 // HooksConfigured marks the audit records of hooks no longer configured
@@ -114,6 +121,7 @@ func DetachRemovedHooks(ctx context.Context, st *store.Store, configured []hooks
 // ctx ends) and closes the store.
 func (p *Persistence) Close(ctx context.Context) error {
 	p.Memory.Close()
+	p.purger.Close()
 	err := p.Audit.Close(ctx)
 	return errors.Join(err, p.Store.Close())
 }
