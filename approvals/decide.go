@@ -47,6 +47,11 @@ func decide(ctx context.Context, st *store.Store, id string, approve bool, by st
 	return st.DecideConfirmation(ctx, store.Verdict{ID: id, Status: status, Tool: c.Tool, ArgsHash: c.ArgsHash, By: by})
 }
 
+// Get returns question id.
+func (g *Gate) Get(ctx context.Context, id string) (store.Confirmation, error) {
+	return g.store.GetConfirmation(ctx, id)
+}
+
 // List returns the questions with the given status ("" for all).
 func (g *Gate) List(ctx context.Context, status store.ConfirmationStatus) ([]store.Confirmation, error) {
 	return g.store.ListConfirmations(ctx, status, 0)

@@ -43,6 +43,8 @@ type App struct {
 	// reloadedFiles is the fingerprint of the configuration files as
 	// ReloadFile last read them (see Watch).
 	reloadedFiles atomic.Pointer[string]
+	// lastRefused is the last refused reload, for the console.
+	lastRefused atomic.Pointer[refusedReload]
 	proxy         *proxy.Server
 	admin         *proxy.Admin
 	proxyLn       net.Listener
@@ -95,6 +97,7 @@ func Build(cfg *config.Config, log *slog.Logger) (*App, error) {
 		Gatherer: reg, Tokens: adminTokens(cfg), Approvals: approvalDesk{a.gate}, Tenants: tenantDesk{a: a, ro: ro},
 		Timeouts: proxyTimeouts(cfg.Timeouts), Metrics: a.metrics,
 		Readiness: a.ready, ConfigVersion: a.ConfigVersion,
+		Console: a.consoleOptions(cfg, log),
 	})
 	a.reloads = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "hookgate_config_reloads_total", Help: "Configuration reloads, applied or refused.",
@@ -142,11 +145,13 @@ func (a *App) Reload(cfg *config.Config) error {
 	pol, err := compilePolicy(cfg, a.log, a.services)
 	if err != nil {
 		a.reloads.WithLabelValues("refused").Inc()
+		a.reloadRefused(err)
 		return err
 	}
 	if err := a.proxy.Reload(proxyConfig(cfg), pol.proxyOptions(a.log, a.metrics, a.limits)); err != nil {
 		pol.release()
 		a.reloads.WithLabelValues("refused").Inc()
+		a.reloadRefused(err)
 		return err
 	}
 	a.limits.apply(cfg)
@@ -258,7 +263,7 @@ func (a *App) Close() {
 func adminTokens(cfg *config.Config) []proxy.AdminToken {
 	out := make([]proxy.AdminToken, 0, len(cfg.Admin.Tokens))
 	for _, t := range cfg.Admin.Tokens {
-		out = append(out, proxy.AdminToken{Name: t.Name, Token: t.Token})
+		out = append(out, proxy.AdminToken{Name: t.Name, Token: t.Token, Tenants: t.Tenants})
 	}
 	return out
 }
