@@ -45,12 +45,12 @@ type App struct {
 	reloadedFiles atomic.Pointer[string]
 	// lastRefused is the last refused reload, for the console.
 	lastRefused atomic.Pointer[refusedReload]
-	proxy         *proxy.Server
-	admin         *proxy.Admin
-	proxyLn       net.Listener
-	adminLn       net.Listener
-	log           *slog.Logger
-	serveErrs     chan error
+	proxy       *proxy.Server
+	admin       *proxy.Admin
+	proxyLn     net.Listener
+	adminLn     net.Listener
+	log         *slog.Logger
+	serveErrs   chan error
 }
 
 // Build constructs hookgate for cfg without listening. It opens the store
