@@ -100,7 +100,7 @@ func (a *App) policyView() any {
 	if pol != nil {
 		for _, h := range pol.engine.Hooks() {
 			hooks = append(hooks, map[string]any{
-				"id": h.ID, "event": h.Event, "class": h.Class, "priority": h.Priority,
+				"id": h.ID, "event": h.Event, "class": h.Class.String(), "priority": h.Priority,
 				"version": h.Version, "tenant": pol.hookTenant[h.ID], "trusted": h.Trusted,
 			})
 		}
