@@ -19,7 +19,8 @@ import (
 )
 
 // consoleShotsEnv names the folder the browser test writes its
-// screenshots to (scripts/test: docs/); unset, a temporary one.
+// screenshots to (scripts/test: the repository's docs/; a relative path
+// is e2e/'s); unset, a temporary one.
 const consoleShotsEnv = "HOOKGATE_CONSOLE_SCREENSHOTS"
 
 // The operator's console in headless Chromium (e2e/console/console.test.mjs):
@@ -33,7 +34,7 @@ func TestConsoleInABrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal("node is not on PATH: install Node.js 20 or later")
 	}
-	chromium := os.Getenv("CHROMIUM")
+	chromium := os.Getenv("HOOKGATE_CHROMIUM")
 	if chromium == "" {
 		chromium = "/usr/bin/chromium"
 	}
