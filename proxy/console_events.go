@@ -17,7 +17,7 @@ const consoleHeartbeat = 15 * time.Second
 // events streams server-sent events to a console page, for as long as
 // the page stays, the session lasts and the listener runs:
 //
-//	event: approvals   data: the questions, as GET /console/api/approvals?status=all
+//	event: approvals   data: the questions, as GET /console/api/approvals?status=recent
 //	event: decisions   data: {"latest": id} when a new decision was recorded
 //
 // Each is sent at once, then whenever it changes (looked for every
@@ -47,7 +47,7 @@ func (c *console) events(ctx *fasthttp.RequestCtx, s consoleSession) {
 		}
 		for {
 			if approvals != nil {
-				if v, err := approvals.List(sctx, "all", tenants); err == nil {
+				if v, err := approvals.List(sctx, "recent", tenants); err == nil {
 					if b, err := json.Marshal(v); err == nil && !bytes.Equal(b, lastApprovals) {
 						lastApprovals = b
 						if !sendEvent(w, "approvals", b) {

@@ -19,14 +19,26 @@ type approvalDesk struct{ gate *approvals.Gate }
 
 var _ proxy.ApprovalDesk = approvalDesk{}
 
+// recentEnded is how many answered or expired questions status "recent"
+// shows.
+const recentEnded = 50
+
 // List answers GET /admin/approvals?status=...: one of the four statuses,
 // or "all" (or no status) for every question, as the command line's
-// --status all does. A token scoped to tenants sees their questions only.
+// --status all does; "recent" (the console's) is every pending question
+// and the newest answered or expired ones. A token scoped to tenants sees
+// their questions only.
 func (d approvalDesk) List(ctx context.Context, status string, tenants []string) (any, error) {
 	if status == "all" {
 		status = ""
 	}
-	rows, err := d.gate.List(ctx, store.ConfirmationStatus(status))
+	var rows []store.Confirmation
+	var err error
+	if status == "recent" {
+		rows, err = d.gate.Recent(ctx, recentEnded)
+	} else {
+		rows, err = d.gate.List(ctx, store.ConfirmationStatus(status))
+	}
 	if err != nil {
 		return nil, err
 	}

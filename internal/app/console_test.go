@@ -244,6 +244,12 @@ func TestConsoleWritesNeedTheCSRFToken(t *testing.T) {
 	if c.Status != store.Approved || c.RespondedBy != "root" {
 		t.Errorf("question %s by %q, want approved by root", c.Status, c.RespondedBy)
 	}
+	// The console's list: what is pending, then the newest ended.
+	next := ask(t, a, "acme", "refund", `{}`)
+	recent := approvalsOf(t, s.get(t, base+"/console/api/approvals?status=recent").body)
+	if len(recent) != 2 || recent[0]["id"] != next.ID || recent[1]["id"] != q.ID || recent[1]["responded_by"] != "root" {
+		t.Errorf("recent questions %v: want %s pending, then %s answered by root", recent, next.ID, q.ID)
+	}
 }
 
 // A token scoped to tenant acme sees and answers acme's questions and

@@ -48,7 +48,7 @@ let approvals = [];
 function renderApprovals(list) {
   approvals = list || [];
   const pending = approvals.filter((a) => a.status === "pending");
-  const answered = approvals.filter((a) => a.status !== "pending").slice(0, 50);
+  const answered = approvals.filter((a) => a.status !== "pending");
   document.getElementById("pending-count").textContent = String(pending.length);
   document.getElementById("no-pending").hidden = pending.length > 0;
   const box = document.getElementById("pending");
@@ -97,7 +97,7 @@ async function answer(card, id, verb) {
 }
 
 async function loadApprovals() {
-  const r = await api("approvals?status=all");
+  const r = await api("approvals?status=recent");
   renderApprovals(r.approvals);
 }
 
