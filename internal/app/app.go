@@ -210,6 +210,15 @@ func (a *App) URL() string { return "http://" + a.proxyLn.Addr().String() }
 // AdminURL is the admin listener's base URL.
 func (a *App) AdminURL() string { return "http://" + a.adminLn.Addr().String() }
 
+// ConsoleURL is the operator console's address on the admin listener, or
+// "" when there is none (no admin token is configured).
+func (a *App) ConsoleURL() string {
+	if len(a.Config.Admin.Tokens) == 0 {
+		return ""
+	}
+	return a.AdminURL() + "/console/"
+}
+
 // Errors reports a listener that stopped serving.
 func (a *App) Errors() <-chan error { return a.serveErrs }
 
