@@ -378,3 +378,27 @@ func TestConsoleSessionsMoveBetweenInstancesSharingTheKey(t *testing.T) {
 		t.Errorf("the other instance: %d %s", r.status, r.body)
 	}
 }
+
+// Shutting down ends the open event streams: the page's stream ends,
+// and the shutdown does not wait for the page to leave.
+func TestConsoleShutdownEndsEventStreams(t *testing.T) {
+	a := startConsole(t, t.TempDir(), "")
+	s, _ := login(t, a, "tok-root-console")
+	req, _ := http.NewRequest("GET", a.AdminURL()+"/console/api/events", nil)
+	req.Header.Set("Cookie", s.cookie)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	r := bufio.NewReader(resp.Body)
+	if line, err := r.ReadString('\n'); err != nil || !strings.HasPrefix(line, "retry:") {
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	closed := make(chan struct{})
+	go func() { a.Close(); close(closed) }()
+	if _, err := io.Copy(io.Discard, r); err != nil && !strings.Contains(err.Error(), "EOF") {
+		t.Logf("stream ended with %v", err)
+	}
+	<-closed
+}
