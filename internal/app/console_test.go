@@ -300,6 +300,13 @@ func TestConsoleTenantScoping(t *testing.T) {
 	if r := do(t, "POST", base+"/admin/approvals/"+globexQ.ID+"/approve", map[string]string{"Authorization": "Bearer tok-acme-console"}, ""); r.status != http.StatusNotFound {
 		t.Errorf("acme answering globex's question in the admin API: %d, want 404", r.status)
 	}
+	acmeAPI := map[string]string{"Authorization": "Bearer tok-acme-console", "Content-Type": "application/json"}
+	if r := do(t, "POST", base+"/admin/tenants/globex/readonly", acmeAPI, `{"read_only":true}`); r.status != http.StatusForbidden {
+		t.Errorf("acme switching globex read-only: %d, want 403", r.status)
+	}
+	if r := do(t, "POST", base+"/admin/tenants/acme/readonly", acmeAPI, `{"read_only":true}`); r.status != http.StatusOK {
+		t.Errorf("acme switching itself read-only: %d %s", r.status, r.body)
+	}
 	if c, _ := a.persistence.Store.GetConfirmation(ctx, globexQ.ID); c.Status != store.Pending {
 		t.Errorf("globex's question is %s", c.Status)
 	}
