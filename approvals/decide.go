@@ -48,6 +48,25 @@ func decide(ctx context.Context, st *store.Store, id string, approve bool, by st
 	return st.DecideConfirmation(ctx, store.Verdict{ID: id, Status: status, Tool: c.Tool, ArgsHash: c.ArgsHash, By: by})
 }
 
+// Get returns question id.
+func (g *Gate) Get(ctx context.Context, id string) (store.Confirmation, error) {
+	return g.store.GetConfirmation(ctx, id)
+}
+
+// Recent returns every pending question and the newest ended of at most
+// ended of them (answered or expired), newest first.
+func (g *Gate) Recent(ctx context.Context, ended int) ([]store.Confirmation, error) {
+	pending, err := g.store.ListConfirmations(ctx, store.Pending, 0)
+	if err != nil {
+		return nil, err
+	}
+	done, err := g.store.ListEndedConfirmations(ctx, ended)
+	if err != nil {
+		return nil, err
+	}
+	return append(pending, done...), nil
+}
+
 // List returns the questions with the given status ("" for all).
 func (g *Gate) List(ctx context.Context, status store.ConfirmationStatus) ([]store.Confirmation, error) {
 	return g.store.ListConfirmations(ctx, status, 0)

@@ -30,11 +30,24 @@ type Config struct {
 }
 
 // Admin is the admin listener: /metrics and /healthz without a token;
-// admin writes (approvals, tenant switches) with a bearer token.
+// admin writes (approvals, tenant switches) with a bearer token; the
+// operator's console (/console/) behind a login with one.
 type Admin struct {
 	Listen   string       `yaml:"listen"`
 	TokenEnv string       `yaml:"token_env"`
 	Tokens   []AdminToken `yaml:"tokens"`
+	// SessionKeyEnv names the variable holding the key that signs console
+	// session cookies (at least 32 bytes), shared by every instance so
+	// that a login survives a load balancer. Unset: a random key per
+	// process, and sessions end with it.
+	SessionKeyEnv string `yaml:"session_key_env"`
+	// InsecureCookies drops the Secure flag of the console's cookie, for
+	// set-ups that serve the admin listener over plain HTTP.
+	InsecureCookies bool `yaml:"insecure_cookies"`
+
+	// SessionKey is read from SessionKeyEnv at load time. It is never
+	// logged.
+	SessionKey string `yaml:"-"`
 }
 
 // AdminToken is one approver's token; Name is what audit and approval
@@ -42,6 +55,9 @@ type Admin struct {
 type AdminToken struct {
 	Name     string `yaml:"name"`
 	TokenEnv string `yaml:"token_env"`
+	// Tenants are the tenants whose approvals and decisions the token
+	// sees and answers, in the admin API and the console; empty: all.
+	Tenants []string `yaml:"tenants"`
 
 	// Token is read from TokenEnv at load time. It is never logged.
 	Token string `yaml:"-"`

@@ -58,6 +58,18 @@ func validateStore(c *Config, root *yaml.Node, ps *problems, lookup func(string)
 			continue
 		}
 		t.Token = secret(t.TokenEnv, line, path+".token_env", ps, lookup)
+		for j, id := range t.Tenants {
+			if !hasTenant(c, id) {
+				ps.add(line, fmt.Sprintf("%s.tenants[%d]", path, j), "no tenant %q is configured", id)
+			}
+		}
+	}
+	if c.Admin.SessionKeyEnv != "" {
+		line := lineOf(root, "admin", "session_key_env")
+		c.Admin.SessionKey = secret(c.Admin.SessionKeyEnv, line, "admin.session_key_env", ps, lookup)
+		if k := c.Admin.SessionKey; k != "" && len(k) < 32 {
+			ps.add(line, "admin.session_key_env", "the key in %s is %d bytes; want at least 32", c.Admin.SessionKeyEnv, len(k))
+		}
 	}
 
 	chNames := map[string]bool{}
@@ -92,6 +104,15 @@ func validateStore(c *Config, root *yaml.Node, ps *problems, lookup func(string)
 // secret reads a secret from the environment variable named by env ("" is
 // no secret). A named variable that is unset or empty is an error: an
 // empty token must never authenticate anyone.
+func hasTenant(c *Config, id string) bool {
+	for _, t := range c.Tenants {
+		if t.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
 func secret(env string, line int, path string, ps *problems, lookup func(string) (string, bool)) string {
 	if env == "" {
 		return ""

@@ -75,11 +75,14 @@ func validateConfig(t *testing.T, name, yaml string, env map[string]string) {
 }
 
 // dummySecret is a value for an environment variable that hookgate reads
-// a secret from: the audit key must be 32 bytes, the others any text.
+// a secret from: the audit key must be 32 bytes, the console's session
+// key at least 32, the others any text.
 func dummySecret(name string) string {
 	switch name {
 	case "HOOKGATE_AUDIT_KEY":
 		return strings.Repeat("ab", 32)
+	case "HOOKGATE_SESSION_KEY":
+		return strings.Repeat("session-key-", 4)
 	case "HOOKGATE_PG_DSN":
 		return "postgres://hookgate:secret@127.0.0.1:5432/hookgate?sslmode=disable"
 	case "HOOKGATE_REDIS_ADDR":

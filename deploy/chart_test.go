@@ -89,6 +89,7 @@ func TestChartProduction(t *testing.T) {
 		"HOOKGATE_ADMIN_TOKEN_ALICE": "secret hookgate-approvers/alice",
 		"HOOKGATE_ADMIN_TOKEN_BOB":   "secret hookgate-approvers/bob",
 		"HOOKGATE_AUDIT_KEY":         "secret hookgate-audit/key",
+		"HOOKGATE_SESSION_KEY":       "secret hookgate-console/session-key",
 		"HOOKGATE_PG_DSN":            "secret hookgate-postgres/dsn",
 		"HOOKGATE_REDIS_ADDR":        "redis-master.platform.svc:6379",
 	}
@@ -99,6 +100,9 @@ func TestChartProduction(t *testing.T) {
 	}
 	if str(w.Config, "admin", "token_env") != "HOOKGATE_ADMIN_TOKEN" || str(w.Config, "audit", "key_env") != "HOOKGATE_AUDIT_KEY" {
 		t.Errorf("admin.token_env / audit.key_env not set from the secrets: %v %v", w.Config["admin"], w.Config["audit"])
+	}
+	if str(w.Config, "admin", "session_key_env") != "HOOKGATE_SESSION_KEY" {
+		t.Errorf("admin.session_key_env not set from secrets.sessionKey: %v", w.Config["admin"])
 	}
 	if str(w.Config, "audit", "on_full") != "block" {
 		t.Errorf("the values' audit.on_full was lost when the chart set audit.key_env")

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -22,23 +23,29 @@ import (
 // default. Every /admin/ endpoint needs a bearer token, compared in
 // constant time, whose name is recorded as who acted.
 // /callbacks/{channel} takes no token but is authenticated by the
-// channel's signature. Anything else is a 404.
+// channel's signature. /console/ is the operator's console (console.go),
+// behind a login with an admin token. Anything else is a 404.
 type Admin struct {
 	srv      *fasthttp.Server
 	metrics  fasthttp.RequestHandler
 	opts     AdminOptions
 	tokens   []adminToken
 	timeouts *clientTimeouts
+	console  *console
 }
 
 // AdminToken is a bearer token and the name it acts under.
 type AdminToken struct {
 	Name, Token string
+	// Tenants are the tenants whose approvals and decisions the token
+	// sees and answers; nil: all of them.
+	Tenants []string
 }
 
 type adminToken struct {
-	name   string
-	digest [32]byte
+	name    string
+	digest  [32]byte
+	tenants []string
 }
 
 // AdminOptions are the admin listener's parts. Nil parts have no
@@ -60,15 +67,19 @@ type AdminOptions struct {
 	// Metrics counts the admin connections and their timeouts. Nil
 	// counts nothing.
 	Metrics *Metrics
+	// Console is the operator's console; its zero value has no console.
+	Console ConsoleOptions
 }
 
-// ApprovalDesk answers approval questions for the admin API and channel
-// callbacks. Values it returns are encoded as JSON.
+// ApprovalDesk answers approval questions for the admin API, the console
+// and channel callbacks. Values it returns are encoded as JSON. tenants
+// is the asking token's scope: nil sees every question, otherwise only
+// the questions of these tenants (others are not found).
 type ApprovalDesk interface {
-	List(ctx context.Context, status string) (any, error)
+	List(ctx context.Context, status string, tenants []string) (any, error)
 	// Decide records an answer; the error's HTTP status comes from
 	// StatusOf on the desk's side (see DecisionStatus).
-	Decide(ctx context.Context, id string, approve bool, by string) (any, int, error)
+	Decide(ctx context.Context, id string, approve bool, by string, tenants []string) (any, int, error)
 	Callback(ctx context.Context, channel string, header http.Header, body []byte) (int, []byte)
 }
 
@@ -82,8 +93,11 @@ func NewAdmin(opts AdminOptions) *Admin {
 	a := &Admin{opts: opts, metrics: fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(opts.Gatherer, promhttp.HandlerOpts{}))}
 	for _, t := range opts.Tokens {
 		if t.Token != "" {
-			a.tokens = append(a.tokens, adminToken{name: t.Name, digest: sha256.Sum256([]byte(t.Token))})
+			a.tokens = append(a.tokens, adminToken{name: t.Name, digest: sha256.Sum256([]byte(t.Token)), tenants: t.Tenants})
 		}
+	}
+	if opts.Console.Enabled {
+		a.console = newConsole(a, opts.Console)
 	}
 	a.timeouts = newClientTimeouts(opts.Timeouts, opts.Metrics, "admin")
 	a.srv = &fasthttp.Server{
@@ -115,8 +129,14 @@ func (a *Admin) Serve(ln net.Listener) error {
 	return a.srv.Serve(newClientListener(ln, "admin", a.timeouts, nil, 0, 0, slog.Default(), a.opts.Metrics))
 }
 
-// Shutdown stops the admin listener.
-func (a *Admin) Shutdown() error { return a.srv.Shutdown() }
+// Shutdown stops the admin listener. The console's event streams are
+// ended first: the server waits for every open response.
+func (a *Admin) Shutdown() error {
+	if a.console != nil {
+		a.console.stop()
+	}
+	return a.srv.Shutdown()
+}
 
 func (a *Admin) handle(ctx *fasthttp.RequestCtx) {
 	// Desks get a context of their own: fasthttp recycles ctx once this
@@ -141,6 +161,8 @@ func (a *Admin) handle(ctx *fasthttp.RequestCtx) {
 		ctx.SetStatusCode(status)
 		ctx.SetContentType("application/json")
 		ctx.SetBody(body)
+	case a.console != nil && (path == "/console" || strings.HasPrefix(path, "/console/")):
+		a.console.handle(reqCtx, ctx, path)
 	case strings.HasPrefix(path, "/admin/"):
 		who, ok := a.authenticate(ctx)
 		if !ok {
@@ -154,33 +176,42 @@ func (a *Admin) handle(ctx *fasthttp.RequestCtx) {
 	}
 }
 
-// authenticate finds the name of the token a request carries. Every
-// configured token is compared, in constant time, whatever matched.
-func (a *Admin) authenticate(ctx *fasthttp.RequestCtx) (string, bool) {
+// authenticate finds the token a request carries as its bearer token.
+func (a *Admin) authenticate(ctx *fasthttp.RequestCtx) (adminToken, bool) {
 	auth := string(ctx.Request.Header.Peek("Authorization"))
-	if len(auth) < 8 || !strings.EqualFold(auth[:7], "Bearer ") || len(a.tokens) == 0 {
-		return "", false
+	if len(auth) < 8 || !strings.EqualFold(auth[:7], "Bearer ") {
+		return adminToken{}, false
 	}
-	given := sha256.Sum256([]byte(strings.TrimSpace(auth[7:])))
-	name, found := "", 0
-	for _, t := range a.tokens {
-		if subtle.ConstantTimeCompare(given[:], t.digest[:]) == 1 {
-			name, found = t.name, 1
-		}
-	}
-	return name, found == 1
+	return a.tokenOf(strings.TrimSpace(auth[7:]))
 }
 
-func (a *Admin) handleAdmin(reqCtx context.Context, ctx *fasthttp.RequestCtx, path, who string) {
+// tokenOf finds the configured token given is. Every configured token is
+// compared, in constant time, whatever matched.
+func (a *Admin) tokenOf(given string) (adminToken, bool) {
+	if len(a.tokens) == 0 || given == "" {
+		return adminToken{}, false
+	}
+	digest := sha256.Sum256([]byte(given))
+	var who adminToken
+	found := 0
+	for _, t := range a.tokens {
+		if subtle.ConstantTimeCompare(digest[:], t.digest[:]) == 1 {
+			who, found = t, 1
+		}
+	}
+	return who, found == 1
+}
+
+func (a *Admin) handleAdmin(reqCtx context.Context, ctx *fasthttp.RequestCtx, path string, who adminToken) {
 	parts := strings.Split(strings.Trim(path, "/"), "/") // admin, approvals, {id}, approve
 	switch {
 	case len(parts) == 3 && parts[1] == "config" && parts[2] == "version" && ctx.IsGet() && a.opts.ConfigVersion != nil:
 		a.reply(ctx, a.opts.ConfigVersion(), 0, nil)
 	case len(parts) == 2 && parts[1] == "approvals" && ctx.IsGet() && a.opts.Approvals != nil:
-		list, err := a.opts.Approvals.List(reqCtx, string(ctx.QueryArgs().Peek("status")))
+		list, err := a.opts.Approvals.List(reqCtx, string(ctx.QueryArgs().Peek("status")), who.tenants)
 		a.reply(ctx, list, fasthttp.StatusInternalServerError, err)
 	case len(parts) == 4 && parts[1] == "approvals" && ctx.IsPost() && (parts[3] == "approve" || parts[3] == "reject") && a.opts.Approvals != nil:
-		out, status, err := a.opts.Approvals.Decide(reqCtx, parts[2], parts[3] == "approve", who)
+		out, status, err := a.opts.Approvals.Decide(reqCtx, parts[2], parts[3] == "approve", who.name, who.tenants)
 		a.reply(ctx, out, status, err)
 	case len(parts) == 4 && parts[1] == "tenants" && parts[3] == "readonly" && ctx.IsPost() && a.opts.Tenants != nil:
 		var body struct {
@@ -192,7 +223,11 @@ func (a *Admin) handleAdmin(reqCtx context.Context, ctx *fasthttp.RequestCtx, pa
 				return
 			}
 		}
-		out, status, err := a.opts.Tenants.SetReadOnly(reqCtx, parts[2], body.ReadOnly, who)
+		if who.tenants != nil && !slices.Contains(who.tenants, parts[2]) {
+			writeError(ctx, fasthttp.StatusForbidden, "invalid_request_error", "tenant_not_allowed", "this admin token may not switch this tenant")
+			return
+		}
+		out, status, err := a.opts.Tenants.SetReadOnly(reqCtx, parts[2], body.ReadOnly, who.name)
 		a.reply(ctx, out, status, err)
 	default:
 		writeError(ctx, fasthttp.StatusNotFound, "invalid_request_error", "not_found", "no such admin endpoint")

@@ -13,6 +13,10 @@
 #   HOOKGATE_NGINX       the nginx binary (Debian's /usr/sbin/nginx), for the
 #                        fleet test, which runs it as its own child on
 #                        loopback; nothing is started here.
+#   HOOKGATE_CHROMIUM    Debian's headless-capable Chromium (/usr/bin/chromium),
+#                        for the console's browser test; checked by starting
+#                        it headless once (a Chromium that cannot start fails
+#                        here, loudly).
 #
 # Idempotent and fast when the services already run. Works as root on a
 # fresh Debian machine (the servers then run as the postgres and redis
@@ -22,13 +26,13 @@
 # switched off for speed.
 #
 # Knobs: HOOKGATE_PG_PORT (55432), HOOKGATE_REDIS_PORT (56379),
-# HOOKGATE_SERVICES_DIR, HOOKGATE_SERVICES=pg,redis,nginx (which ones).
+# HOOKGATE_SERVICES_DIR, HOOKGATE_SERVICES=pg,redis,nginx,chromium (which ones).
 set -euo pipefail
 
 PG_PORT=${HOOKGATE_PG_PORT:-55432}
 REDIS_PORT=${HOOKGATE_REDIS_PORT:-56379}
 DIR=${HOOKGATE_SERVICES_DIR:-/tmp/hookgate-services}
-WANT=${HOOKGATE_SERVICES:-pg,redis,nginx}
+WANT=${HOOKGATE_SERVICES:-pg,redis,nginx,chromium}
 PG_USER=hookgate
 PG_DB=hookgate
 
@@ -240,7 +244,35 @@ find_nginx() {
   emit HOOKGATE_NGINX /usr/sbin/nginx
 }
 
+# ------------------------------------------------------------------ chromium
+
+# find_chromium installs Debian's chromium when it is missing, starts it
+# headless once on an empty page (with the flags the browser test uses,
+# and a fresh profile), and prints its path. A Chromium that does not
+# start stops the run here rather than in the middle of a test.
+find_chromium() {
+  local bin=${HOOKGATE_CHROMIUM:-/usr/bin/chromium}
+  if [ ! -x "$bin" ]; then
+    [ -z "${HOOKGATE_CHROMIUM:-}" ] || die "HOOKGATE_CHROMIUM=$HOOKGATE_CHROMIUM is not an executable"
+    apt_install chromium
+  fi
+  [ -x "$bin" ] || die "chromium installed but $bin not found"
+  local profile out
+  profile=$(mktemp -d)
+  if ! out=$(timeout 60 "$bin" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+      --disable-background-networking --disable-component-update --disable-sync \
+      --user-data-dir="$profile" --dump-dom 'data:text/html,<p>hookgate-ok</p>' 2>/dev/null) ||
+      [[ "$out" != *hookgate-ok* ]]; then
+    rm -rf "$profile"
+    die "chromium at $bin did not start headless and render a page: run it by hand with --headless --no-sandbox --dump-dom about:blank to see why"
+  fi
+  rm -rf "$profile"
+  log "chromium: $bin ($("$bin" --version 2>/dev/null | head -1))"
+  emit HOOKGATE_CHROMIUM "$bin"
+}
+
 USER_NAME=$(id -un)
 case ",$WANT," in *,pg,*) start_pg ;; esac
 case ",$WANT," in *,redis,*) check_redis_env; start_redis ;; esac
 case ",$WANT," in *,nginx,*) find_nginx ;; esac
+case ",$WANT," in *,chromium,*) find_chromium ;; esac

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Execution is a row of hook_executions: one hook's run on one event.
@@ -140,6 +141,11 @@ type ExecutionFilter struct {
 	Decision  string
 	// Since keeps executions created at or after it.
 	Since time.Time
+	// Tenants, when not nil, keeps the executions of these tenants'
+	// sessions: a session id the tenant's prefix ("tenant:") names, or
+	// one the tool-call log (tool_calls) files under the tenant. An
+	// empty, non-nil list keeps nothing.
+	Tenants []string
 	// Limit keeps the newest Limit rows (<= 0: all).
 	Limit int
 }
@@ -162,6 +168,20 @@ func (s *Store) where(f ExecutionFilter) (string, []any) {
 	}
 	if !f.Since.IsZero() {
 		add("created_at >= ?", s.at(f.Since))
+	}
+	if f.Tenants != nil {
+		var ors []string
+		for _, t := range f.Tenants {
+			prefix := t + ":"
+			args = append(args, prefix, t)
+			n := len(args)
+			ors = append(ors, "substr(session_id, 1, "+strconv.Itoa(utf8.RuneCountInString(prefix))+") = $"+strconv.Itoa(n-1)+
+				" OR session_id IN (SELECT session_id FROM tool_calls WHERE tenant = $"+strconv.Itoa(n)+")")
+		}
+		if len(ors) == 0 {
+			ors = []string{"1 = 0"}
+		}
+		conds = append(conds, "("+strings.Join(ors, " OR ")+")")
 	}
 	if len(conds) == 0 {
 		return "", nil

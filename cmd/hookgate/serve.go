@@ -45,6 +45,9 @@ func runServe(args []string, stderr io.Writer) int {
 		return 1
 	}
 	log.Info("hookgate listening", "proxy", a.URL(), "admin", a.AdminURL(), "upstreams", len(cfg.Upstreams), "hooks", len(cfg.Hooks))
+	if url := a.ConsoleURL(); url != "" {
+		log.Info("operator console", "url", url)
+	}
 
 	report := func(err error) {
 		if err != nil {

@@ -205,3 +205,13 @@ func completedLines(command string, chars any) string {
 	}
 	return command[:i]
 }
+
+// SecretIn names the kind of the first credential secret_guard, with its
+// default kinds, finds in s; "" when it finds none. The approval desk
+// uses it to withhold arguments from approvers' screens.
+func SecretIn(s string) string {
+	if k := reasonSecrets().findSecret(s); k != nil {
+		return k.name
+	}
+	return ""
+}

@@ -45,12 +45,14 @@ type App struct {
 	// reloadedFiles is the fingerprint of the configuration files as
 	// ReloadFile last read them (see Watch).
 	reloadedFiles atomic.Pointer[string]
-	proxy         *proxy.Server
-	admin         *proxy.Admin
-	proxyLn       net.Listener
-	adminLn       net.Listener
-	log           *slog.Logger
-	serveErrs     chan error
+	// lastRefused is the last refused reload, for the console.
+	lastRefused atomic.Pointer[refusedReload]
+	proxy       *proxy.Server
+	admin       *proxy.Admin
+	proxyLn     net.Listener
+	adminLn     net.Listener
+	log         *slog.Logger
+	serveErrs   chan error
 }
 
 // Build constructs hookgate for cfg without listening. It opens the store
@@ -100,6 +102,7 @@ func Build(cfg *config.Config, log *slog.Logger) (*App, error) {
 		Gatherer: reg, Tokens: adminTokens(cfg), Approvals: approvalDesk{a.gate}, Tenants: tenantDesk{a: a, ro: ro},
 		Timeouts: proxyTimeouts(cfg.Timeouts), Metrics: a.metrics,
 		Readiness: a.ready, ConfigVersion: a.ConfigVersion,
+		Console: a.consoleOptions(cfg, log),
 	})
 	a.reloads = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "hookgate_config_reloads_total", Help: "Configuration reloads, applied or refused.",
@@ -150,11 +153,13 @@ func (a *App) Reload(cfg *config.Config) error {
 	pol, err := compilePolicy(cfg, a.log, a.services)
 	if err != nil {
 		a.reloads.WithLabelValues("refused").Inc()
+		a.reloadRefused(err)
 		return err
 	}
 	if err := a.proxy.Reload(proxyConfig(cfg), pol.proxyOptions(a.log, a.metrics, a.limits)); err != nil {
 		pol.release()
 		a.reloads.WithLabelValues("refused").Inc()
+		a.reloadRefused(err)
 		return err
 	}
 	a.limits.apply(cfg)
@@ -213,6 +218,15 @@ func (a *App) URL() string { return "http://" + a.proxyLn.Addr().String() }
 // AdminURL is the admin listener's base URL.
 func (a *App) AdminURL() string { return "http://" + a.adminLn.Addr().String() }
 
+// ConsoleURL is the operator console's address on the admin listener, or
+// "" when there is none (no admin token is configured).
+func (a *App) ConsoleURL() string {
+	if len(a.Config.Admin.Tokens) == 0 {
+		return ""
+	}
+	return a.AdminURL() + "/console/"
+}
+
 // Errors reports a listener that stopped serving.
 func (a *App) Errors() <-chan error { return a.serveErrs }
 
@@ -269,7 +283,7 @@ func (a *App) Close() {
 func adminTokens(cfg *config.Config) []proxy.AdminToken {
 	out := make([]proxy.AdminToken, 0, len(cfg.Admin.Tokens))
 	for _, t := range cfg.Admin.Tokens {
-		out = append(out, proxy.AdminToken{Name: t.Name, Token: t.Token})
+		out = append(out, proxy.AdminToken{Name: t.Name, Token: t.Token, Tenants: t.Tenants})
 	}
 	return out
 }

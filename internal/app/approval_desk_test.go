@@ -25,12 +25,12 @@ func TestApprovalDeskListsEveryStatusForAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	desk := approvalDesk{approvals.New(st, approvals.Options{})}
-	if _, _, err := desk.Decide(ctx, first.ID, true, "tester"); err != nil {
+	if _, _, err := desk.Decide(ctx, first.ID, true, "tester", nil); err != nil {
 		t.Fatal(err)
 	}
 	count := func(status string) int {
 		t.Helper()
-		v, err := desk.List(ctx, status)
+		v, err := desk.List(ctx, status, nil)
 		if err != nil {
 			t.Fatalf("list %q: %v", status, err)
 		}

@@ -21,6 +21,7 @@ func (a *App) ReloadFile(path string) error {
 	cfg, err := config.Load(path)
 	if err != nil {
 		a.reloads.WithLabelValues("refused").Inc()
+		a.reloadRefused(err)
 		return err
 	}
 	return a.Reload(cfg)

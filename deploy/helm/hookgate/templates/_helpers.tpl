@@ -71,6 +71,9 @@ over it (listeners, tokens, store, audit key, shutdown timeouts).
 {{- end -}}
 {{- $_ := set $admin "tokens" $tokens -}}
 {{- end -}}
+{{- if .Values.secrets.sessionKey.secretName -}}
+{{- $_ := set $admin "session_key_env" "HOOKGATE_SESSION_KEY" -}}
+{{- end -}}
 {{- $_ := set $cfg "admin" $admin -}}
 {{- if .Values.postgres.enabled -}}
 {{- $_ := set $cfg "store" (dict "driver" "postgres" "dsn" "${HOOKGATE_PG_DSN}") -}}
