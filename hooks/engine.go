@@ -60,7 +60,7 @@ func newEngine(hooks []*hook, log *slog.Logger, opts *Options) *Engine {
 		c := &chain{hooks: hs}
 		for _, h := range hs {
 			c.anyMatcher = c.anyMatcher || h.matcher != nil || len(h.classes) > 0
-			needPool = needPool || (h.class == Observing && !h.inline)
+			needPool = needPool || (h.class == Observing && !h.inline) || h.dryRun
 		}
 		e.chains[name.index()] = c
 	}
@@ -163,8 +163,13 @@ func (e *Engine) Dispatch(ctx context.Context, ev *Event) Outcome {
 	out := Outcome{Decision: Allow}
 	cur := e.viewed(ev)
 	var observers []*hook
+	var dry []dryRunJob
 	for _, h := range hooks {
 		if !h.inScope(ev) {
+			continue
+		}
+		if h.dryRun && !(ev.Bypass && h.class == Blocking) {
+			dry = queueDryRun(dry, h, cur)
 			continue
 		}
 		if h.class == Observing && !h.inline {
@@ -178,7 +183,7 @@ func (e *Engine) Dispatch(ctx context.Context, ev *Event) Outcome {
 			out.Executions = append(out.Executions, x)
 			continue
 		}
-		res, x, ran := e.execute(ctx, h, cur)
+		res, x, ran := e.execute(ctx, h, cur, e.slots)
 		if !ran {
 			continue
 		}
@@ -215,12 +220,16 @@ func (e *Engine) Dispatch(ctx context.Context, ev *Event) Outcome {
 	if len(observers) > 0 {
 		e.observe(cur, observers)
 	}
+	if len(dry) > 0 {
+		e.observeDryRun(dry)
+	}
 	return out
 }
 
-// execute evaluates the hook's condition and runs its handler. ran is
-// false when the condition did not match (nothing to record).
-func (e *Engine) execute(ctx context.Context, h *hook, ev *Event) (res Result, x Execution, ran bool) {
+// execute evaluates the hook's condition and runs its handler, in one of
+// slots when slots is not nil. ran is false when the condition did not
+// match (nothing to record).
+func (e *Engine) execute(ctx context.Context, h *hook, ev *Event, slots Limiter) (res Result, x Execution, ran bool) {
 	start := time.Now()
 	x = e.newExecution(h, ev)
 	if h.cond != nil {
@@ -233,13 +242,13 @@ func (e *Engine) execute(ctx context.Context, h *hook, ev *Event) (res Result, x
 			return Result{}, x, false
 		}
 	}
-	if e.slots != nil {
-		if !e.slots.Acquire(ctx) {
+	if slots != nil {
+		if !slots.Acquire(ctx) {
 			x.Decision, x.Duration = Error, time.Since(start)
-			x.Cause = &OverloadError{Limit: "limits.max_concurrent_hooks", Max: e.slots.Max()}
+			x.Cause = &OverloadError{Limit: "limits.max_concurrent_hooks", Max: slots.Max()}
 			return Result{}, x, true
 		}
-		slot := &execSlot{l: e.slots}
+		slot := &execSlot{l: slots}
 		defer slot.release()
 		ctx = context.WithValue(ctx, execSlotKey{}, slot)
 	}
@@ -430,6 +439,10 @@ func (e *Engine) newExecution(h *hook, ev *Event) Execution {
 func (e *Engine) closedOutcome(ev *Event, hooks []*hook) Outcome {
 	for _, h := range hooks {
 		if !h.inScope(ev) {
+			continue
+		}
+		if h.dryRun {
+			e.dryRunDropped(ev.Event, h.id)
 			continue
 		}
 		switch h.class {
