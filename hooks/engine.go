@@ -313,6 +313,11 @@ func (e *Engine) apply(h *hook, cur *Event, res Result, x *Execution, out *Outco
 			reason = fmt.Sprintf("hook %s could not run: hookgate is at %s (fail-closed); retry shortly", h.id, over.Limit)
 		} else {
 			reason = e.hookFailed(h, x) // logs the cause; the note never quotes it
+		}
+		if x.Reason == "" {
+			x.Reason = reason // the record says what the agent read
+		}
+		if !overloaded {
 			// A hook whose breaker is open was not asked: never allowed
 			// unjudged, whatever on_timeout says, or a few failing inputs
 			// would open an allow-everything window for every session.
@@ -344,6 +349,7 @@ func (e *Engine) apply(h *hook, cur *Event, res Result, x *Execution, out *Outco
 		if out.Reason == "" {
 			out.Reason = "blocked by hook " + h.id
 		}
+		x.Reason = out.Reason
 		return cur, true
 	}
 	// allow or rewrite

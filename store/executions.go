@@ -38,6 +38,16 @@ type Execution struct {
 	// (AuditKey.Open reads it); nil when there was no error or no key.
 	ErrorDetail []byte
 	CreatedAt   time.Time
+	// Tool is the tool's name on a tool event (never its arguments);
+	// empty on other events.
+	Tool string
+	// Tenant and Agent are the event's (empty without tenants, or when
+	// no agent id was given).
+	Tenant string
+	Agent  string
+	// Reason is the hook's own reason (for a failure, the note the agent
+	// read), cut to ErrorMax characters, credentials removed.
+	Reason string
 }
 
 // DedupKey is the dedup_key of hook hookID's execution on event eventID.
@@ -59,11 +69,14 @@ func RunKey(hookID, eventID, executionID string) string {
 	return DedupKey(hookID, eventID) + "|" + executionID
 }
 
-// maxInsertRows bounds one INSERT statement (13 arguments a row stays far
-// below SQLite's and PostgreSQL's limits on arguments).
+// maxInsertRows bounds one INSERT statement (execArgs arguments a row
+// stays far below SQLite's and PostgreSQL's limits on arguments).
 const maxInsertRows = 500
 
-const executionCols = `id, hook_id, session_id, event, input_hash, decision, hook_version, side_effects, duration_ms, dedup_key, error, error_detail, created_at`
+const executionCols = `id, hook_id, session_id, event, input_hash, decision, hook_version, side_effects, duration_ms, dedup_key, error, error_detail, created_at, tool, tenant, agent, reason`
+
+// execArgs is the number of executionCols.
+const execArgs = 17
 
 // InsertExecutions writes rows in one transaction. A row whose dedup_key
 // is already present is skipped (a retried delivery). It returns how many
@@ -89,13 +102,13 @@ func (s *Store) insertExecutions(xs []Execution) (string, []any) {
 	var b strings.Builder
 	b.Grow(160 + len(xs)*64)
 	b.WriteString(`INSERT INTO hook_executions (` + executionCols + `) VALUES `)
-	args := make([]any, 0, len(xs)*13)
+	args := make([]any, 0, len(xs)*execArgs)
 	for i, x := range xs {
 		if i > 0 {
 			b.WriteString(", ")
 		}
 		b.WriteByte('(')
-		for c := range 13 {
+		for c := range execArgs {
 			if c > 0 {
 				b.WriteString(", ")
 			}
@@ -106,7 +119,7 @@ func (s *Store) insertExecutions(xs []Execution) (string, []any) {
 				continue
 			}
 			b.WriteByte('$')
-			b.WriteString(strconv.Itoa(i*13 + c + 1))
+			b.WriteString(strconv.Itoa(i*execArgs + c + 1))
 		}
 		b.WriteByte(')')
 		var effects any
@@ -120,7 +133,7 @@ func (s *Store) insertExecutions(xs []Execution) (string, []any) {
 		}
 		args = append(args, x.ID, nullString(x.HookID), x.SessionID, x.Event, x.InputHash, x.Decision,
 			nullString(x.HookVersion), effects, float64(x.Duration)/float64(time.Millisecond), x.DedupKey,
-			nullString(x.Error), detail, s.at(x.CreatedAt))
+			nullString(x.Error), detail, s.at(x.CreatedAt), x.Tool, x.Tenant, x.Agent, x.Reason)
 	}
 	b.WriteString(` ON CONFLICT (dedup_key) DO NOTHING`)
 	return b.String(), args
@@ -138,6 +151,11 @@ type ExecutionFilter struct {
 	SessionID string
 	HookID    string
 	Decision  string
+	Tool      string
+	Tenant    string
+	Agent     string
+	// DryRun keeps only the would-decisions of dry_run hooks.
+	DryRun bool
 	// Since keeps executions created at or after it.
 	Since time.Time
 	// Limit keeps the newest Limit rows (<= 0: all).
@@ -159,6 +177,18 @@ func (s *Store) where(f ExecutionFilter) (string, []any) {
 	}
 	if f.Decision != "" {
 		add("decision = ?", f.Decision)
+	}
+	if f.Tool != "" {
+		add("tool = ?", f.Tool)
+	}
+	if f.Tenant != "" {
+		add("tenant = ?", f.Tenant)
+	}
+	if f.Agent != "" {
+		add("agent = ?", f.Agent)
+	}
+	if f.DryRun {
+		conds = append(conds, "decision IN ("+dryRunDecisions+")")
 	}
 	if !f.Since.IsZero() {
 		add("created_at >= ?", s.at(f.Since))
@@ -189,7 +219,7 @@ func (s *Store) ListExecutions(ctx context.Context, f ExecutionFilter) ([]Execut
 		var ms float64
 		var created timeCol
 		if err := rs.Scan(&x.ID, &hookID, &x.SessionID, &x.Event, &x.InputHash, &x.Decision, &version, &effects,
-			&ms, &x.DedupKey, &errText, &x.ErrorDetail, &created); err != nil {
+			&ms, &x.DedupKey, &errText, &x.ErrorDetail, &created, &x.Tool, &x.Tenant, &x.Agent, &x.Reason); err != nil {
 			return nil, fmt.Errorf("store: list executions: %w", err)
 		}
 		x.HookID, x.HookVersion, x.Error, x.CreatedAt = hookID.String, version.String, errText.String, created.Time
