@@ -1,0 +1,138 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hookgate/hookgate/internal/mockupstream"
+	"github.com/hookgate/hookgate/store"
+)
+
+// dryRunPolicy would block call_rm of mixedBatch if it were enforced.
+const dryRunPolicy = `hooks:
+  - id: dry-no-rm
+    event: pre_tool_use
+    matcher: "^exec$"
+    dry_run: true
+    handler:
+      type: builtin
+      name: deny_patterns
+      with: {defaults: [shell]}
+`
+
+// dryRunExchange sends mixedBatch through s, streamed and plain, and
+// returns both bodies as the client read them.
+func dryRunExchange(t *testing.T, s *stack) (streamed, plain []byte) {
+	t.Helper()
+	s.mock.Enqueue(mockupstream.Stream(mixedBatch.SSE(), mockupstream.Chunking{Mode: mockupstream.PerEvent}))
+	code, _, streamed := rawPost(t, s.app.URL(), "/v1/chat/completions",
+		[]byte(`{"model":"m","stream":true,"messages":[{"role":"user","content":"clean up"}]}`), map[string]string{"X-Session-Id": "dry-1"})
+	if code != http.StatusOK {
+		t.Fatalf("streamed: status %d: %s", code, streamed)
+	}
+	s.mock.Enqueue(mockupstream.JSON(200, mixedBatch.Completion()))
+	code, _, plain = rawPost(t, s.app.URL(), "/v1/chat/completions",
+		[]byte(`{"model":"m","messages":[{"role":"user","content":"clean up"}]}`), map[string]string{"X-Session-Id": "dry-2"})
+	if code != http.StatusOK {
+		t.Fatalf("plain: status %d: %s", code, plain)
+	}
+	return streamed, plain
+}
+
+func TestDryRunHookChangesNothingTheClientReads(t *testing.T) {
+	bare := startStack(t, "")
+	wantStreamed, wantPlain := dryRunExchange(t, bare)
+	if !bytes.Contains(wantStreamed, []byte("call_rm")) || !bytes.Contains(wantPlain, []byte("call_rm")) {
+		t.Fatalf("the no-hook run lacks the destructive call:\n%s\n%s", wantStreamed, wantPlain)
+	}
+
+	dbPath := filepath.Join(t.TempDir(), "audit.db")
+	s := startStack(t, dryRunPolicy+"store:\n  path: "+dbPath+"\n")
+	gotStreamed, gotPlain := dryRunExchange(t, s)
+	if !bytes.Equal(gotStreamed, wantStreamed) {
+		t.Errorf("streamed bytes differ from the no-hook run:\n got %q\nwant %q", gotStreamed, wantStreamed)
+	}
+	if !bytes.Equal(gotPlain, wantPlain) {
+		t.Errorf("plain bytes differ from the no-hook run:\n got %q\nwant %q", gotPlain, wantPlain)
+	}
+
+	// The audit: one would_block (call_rm) and one would_allow (call_ls)
+	// per exchange, with the tool's name and the reason, never the
+	// arguments.
+	ctx := context.Background()
+	st, err := store.Open(ctx, store.Options{Path: dbPath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var rows []store.Execution
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		rows, err = st.ListExecutions(ctx, store.ExecutionFilter{HookID: "dry-no-rm"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) >= 4 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	decisions := map[string]int{}
+	for _, x := range rows {
+		decisions[x.Decision]++
+		if x.Tool != "exec" {
+			t.Errorf("row %s: tool %q, want exec", x.ID, x.Tool)
+		}
+		if x.Decision == "would_block" && x.Reason == "" {
+			t.Errorf("row %s: would_block without a reason", x.ID)
+		}
+		if strings.Contains(x.Reason, "no-preserve-root") {
+			t.Errorf("row %s: the reason quotes the arguments: %q", x.ID, x.Reason)
+		}
+	}
+	if decisions["would_block"] != 2 || decisions["would_allow"] != 2 || len(rows) != 4 {
+		t.Fatalf("audit decisions %v (%d rows), want 2 would_block and 2 would_allow", decisions, len(rows))
+	}
+	raw, err := os.ReadFile(dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw, []byte("no-preserve-root")) {
+		t.Error("the store file holds the tool's arguments")
+	}
+
+	for _, want := range []string{
+		`hookgate_hook_decisions_total{decision="would_block",event="pre_tool_use",hook="dry-no-rm"} 2`,
+		`hookgate_hook_decisions_total{decision="would_allow",event="pre_tool_use",hook="dry-no-rm"} 2`,
+		`hookgate_dry_run_hook_duration_seconds_count{decision="would_block",event="pre_tool_use",hook="dry-no-rm"} 2`,
+		`hookgate_tool_calls_total{decision="allow",tool="exec"} 4`,
+	} {
+		if text := metricsText(t, s); !strings.Contains(text, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	if text := metricsText(t, s); strings.Contains(text, `hookgate_hook_duration_seconds_count{decision="would_block"`) {
+		t.Error("a dry run's cost is counted as a request-path hook's")
+	}
+}
+
+func metricsText(t *testing.T, s *stack) string {
+	t.Helper()
+	resp, err := http.Get(s.app.AdminURL() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(body)
+}
