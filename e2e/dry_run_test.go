@@ -136,3 +136,44 @@ func metricsText(t *testing.T, s *stack) string {
 	}
 	return string(body)
 }
+
+func TestDryRunApprovalPostsNoCardAndHoldsNothing(t *testing.T) {
+	t.Setenv("E2E_ALICE_TOKEN", "tok-alice-secret")
+	t.Setenv("E2E_OPS_SECRET", "ops-signing-secret")
+	desk := &cardDesk{}
+	db := filepath.Join(t.TempDir(), "hookgate.db")
+	mock := mockupstream.Start(t)
+	doc := strings.Replace(approvalConfig(mock.URL(), desk.serve(t), db, 600), "    matcher: \"^pay$\"\n", "    matcher: \"^pay$\"\n    dry_run: true\n", 1)
+	s := &stack{mock: mock, app: startApp(t, doc)}
+
+	s.mock.Enqueue(mockupstream.Stream(payment.SSE(), mockupstream.Chunking{Mode: mockupstream.PerEvent}))
+	code, _, body := rawPost(t, s.app.URL(), "/v1/chat/completions",
+		[]byte(`{"model":"m","stream":true,"messages":[{"role":"user","content":"pay acme"}]}`), map[string]string{"X-Session-Id": "s-pay"})
+	if code != http.StatusOK || !bytes.Contains(body, []byte("call_pay")) {
+		t.Fatalf("status %d: the call was not let through at once:\n%s", code, body)
+	}
+	ctx := context.Background()
+	st, err := store.Open(ctx, store.Options{Path: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var rows []store.Execution
+	deadline := time.Now().Add(60 * time.Second)
+	for len(rows) == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+		if rows, err = st.ListExecutions(ctx, store.ExecutionFilter{HookID: "pay-approval"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(rows) != 1 || rows[0].Decision != "would_ask" || rows[0].Tool != "pay" {
+		t.Fatalf("audit rows %+v, want one would_ask on pay", rows)
+	}
+	pending, err := st.ListConfirmations(ctx, store.Pending, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pending) != 0 || desk.count() != 0 {
+		t.Errorf("a dry-run approval asked: %d pending questions, %d cards", len(pending), desk.count())
+	}
+}
