@@ -133,6 +133,9 @@ func (e *Engine) Hooks() []HookInfo {
 //   - Observing hooks are queued to the observer pool after the
 //     synchronous ones and never delay the caller; a full pool drops them
 //     (counted).
+//   - dry_run hooks are not run in the chain: each is queued to the
+//     observer pool with the event as it stood at its place, and only its
+//     would-decision is recorded (dry_run.go).
 //
 // Dispatch never panics on what a handler does; a handler's panic is an
 // error decision.
