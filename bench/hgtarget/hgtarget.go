@@ -56,9 +56,9 @@ type Options struct {
 	// Notes receives remarks about the configuration (tenants left out,
 	// placeholders used). Nil means stderr.
 	Notes io.Writer
-	// OnStop, when set, is called as the target stops after a scenario
-	// with the hook decisions counted during it: hook id to decision to
-	// count (warm-up included).
+	// OnStop, when set, is called once the target has stopped after a
+	// scenario (its observer pool drained) with the hook decisions counted
+	// during it: hook id to decision to count (warm-up included).
 	OnStop func(sc *bench.Scenario, decisions map[string]map[string]float64)
 }
 
