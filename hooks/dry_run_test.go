@@ -47,6 +47,11 @@ func TestDryRunHooksAreRecordedNeverApplied(t *testing.T) {
 	enforcing := engSpec("after", PreToolUse, "counter", map[string]any{"name": "after"})
 	enforcing.Priority = 5
 	e, rec := engCompile(t, reg, []Spec{rewrite, dryBlock, dryRewrite, seen, enforcing}, Options{})
+	for _, hi := range e.Hooks() {
+		if hi.DryRun != strings.HasPrefix(hi.ID, "dry-") {
+			t.Errorf("Hooks(): %+v", hi)
+		}
+	}
 
 	out := e.Dispatch(context.Background(), toolEvent("exec", map[string]any{"command": "rm -rf /"}))
 	if out.Decision != Rewrite || out.ToolInput["cwd"] != "/safe" || out.ToolInput["command"] != "rm -rf /" {

@@ -106,13 +106,15 @@ type HookInfo struct {
 	Version  string
 	Priority int
 	Trusted  bool
+	// DryRun: judged and recorded, never enforced.
+	DryRun bool
 }
 
 // Hooks lists the configured hooks in declaration order.
 func (e *Engine) Hooks() []HookInfo {
 	out := make([]HookInfo, len(e.hooks))
 	for i, h := range e.hooks {
-		out[i] = HookInfo{ID: h.id, Event: h.event, Class: h.class, Version: h.version, Priority: h.priority, Trusted: h.trusted}
+		out[i] = HookInfo{ID: h.id, Event: h.event, Class: h.class, Version: h.version, Priority: h.priority, Trusted: h.trusted, DryRun: h.dryRun}
 	}
 	return out
 }
