@@ -177,3 +177,79 @@ func TestDryRunApprovalPostsNoCardAndHoldsNothing(t *testing.T) {
 		t.Errorf("a dry-run approval asked: %d pending questions, %d cards", len(pending), desk.count())
 	}
 }
+
+// dryRunContributing would inject a session context and append a
+// disclaimer if it were enforced.
+const dryRunContributing = `hooks:
+  - id: dry-context
+    event: session_start
+    dry_run: true
+    handler: {type: builtin, name: inject_context, with: {text: "DRY-CONTEXT-CANARY"}}
+  - id: dry-disclaimer
+    event: pre_response
+    dry_run: true
+    handler: {type: builtin, name: disclaimer, with: {text: "DRY-DISCLAIMER-CANARY"}}
+`
+
+func TestDryRunContributingHooksInjectAndAppendNothing(t *testing.T) {
+	answer := mockupstream.StreamSpec{TextDeltas: 4, Usage: true}
+	exchange := func(s *stack) (upstreamBody, streamed, plain []byte) {
+		s.mock.Enqueue(mockupstream.Stream(answer.SSE(), mockupstream.Chunking{Mode: mockupstream.PerEvent}))
+		code, _, streamed := rawPost(t, s.app.URL(), "/v1/chat/completions",
+			[]byte(`{"model":"m","stream":true,"messages":[{"role":"system","content":"be brief"},{"role":"user","content":"hi"}]}`), map[string]string{"X-Session-Id": "ctx-1"})
+		if code != http.StatusOK {
+			t.Fatalf("streamed: status %d: %s", code, streamed)
+		}
+		s.mock.Enqueue(mockupstream.JSON(200, answer.Completion()))
+		code, _, plain = rawPost(t, s.app.URL(), "/v1/chat/completions",
+			[]byte(`{"model":"m","messages":[{"role":"system","content":"be brief"},{"role":"user","content":"hi"}]}`), map[string]string{"X-Session-Id": "ctx-2"})
+		if code != http.StatusOK {
+			t.Fatalf("plain: status %d: %s", code, plain)
+		}
+		reqs := s.mock.Requests()
+		return reqs[len(reqs)-1].Body, streamed, plain
+	}
+	_, wantStreamed, wantPlain := exchange(startStack(t, ""))
+
+	dbPath := filepath.Join(t.TempDir(), "audit.db")
+	s := startStack(t, dryRunContributing+"store:\n  path: "+dbPath+"\n")
+	sent, gotStreamed, gotPlain := exchange(s)
+	if bytes.Contains(sent, []byte("DRY-CONTEXT-CANARY")) {
+		t.Errorf("the dry-run context reached the upstream: %s", sent)
+	}
+	if !bytes.Equal(gotStreamed, wantStreamed) || !bytes.Equal(gotPlain, wantPlain) {
+		t.Errorf("answers differ from the no-hook run:\n got %q\n     %q\nwant %q\n     %q", gotStreamed, gotPlain, wantStreamed, wantPlain)
+	}
+
+	ctx := context.Background()
+	st, err := store.Open(ctx, store.Options{Path: dbPath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		n, err := st.CountExecutions(ctx, store.ExecutionFilter{Decision: "would_rewrite"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n >= 4 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, hook := range []string{"dry-context", "dry-disclaimer"} {
+		rows, err := st.ListExecutions(ctx, store.ExecutionFilter{HookID: hook})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != 2 {
+			t.Errorf("%s: %d rows, want 2 (one per session)", hook, len(rows))
+		}
+		for _, x := range rows {
+			if x.Decision != "would_rewrite" {
+				t.Errorf("%s: decision %s, want would_rewrite", hook, x.Decision)
+			}
+		}
+	}
+}
