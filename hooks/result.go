@@ -32,16 +32,6 @@ const (
 	WouldAsk     Decision = "would_ask"
 )
 
-// DryRun reports whether d is one of the would-decisions of a dry_run
-// hook.
-func (d Decision) DryRun() bool {
-	switch d {
-	case WouldBlock, WouldRewrite, WouldAllow, WouldAsk:
-		return true
-	}
-	return false
-}
-
 // Result is what a handler returns. Handlers of every kind decode their
 // output into it (script return value, command stdout, http body, judge
 // verdict).
