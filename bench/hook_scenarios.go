@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/hookgate/hookgate/internal/mockupstream"
 )
@@ -13,6 +14,14 @@ import (
 // ${HGBENCH_POLICY_URL} for an http hook: the hookgate starter then starts
 // a loopback policy server that allows everything and fills in its URL.
 const PolicyURLVar = "HGBENCH_POLICY_URL"
+
+// SlowPolicyPath, after ${HGBENCH_POLICY_URL}, is the policy server's
+// answer that takes SlowPolicyDelay: a policy server (or judge) slow
+// enough that waiting for it shows.
+const SlowPolicyPath = "/sleep5ms"
+
+// SlowPolicyDelay is how long SlowPolicyPath takes to allow.
+const SlowPolicyDelay = 5 * time.Millisecond
 
 // DisclaimerText is what the disclaimer scenarios' pre_response hook
 // appends to final answers.
@@ -99,6 +108,21 @@ var hookKinds = []hookKind{
     type: http
     url: ${` + PolicyURLVar + `}
 `},
+	{name: "http-sleep5", about: "an http hook on pre_tool_use whose loopback policy server takes 5 ms to allow, enforced: the call waits for it", answer: hookAnswer, hooks: `- id: http-slow
+  event: pre_tool_use
+  timeout_ms: 5000
+  handler:
+    type: http
+    url: ${` + PolicyURLVar + `}` + SlowPolicyPath + `
+`},
+	{name: "dryrun-sleep5", about: "the same 5 ms http hook with dry_run: true: judged on the observer pool, nothing waits for it", answer: hookAnswer, hooks: `- id: http-slow-dry
+  event: pre_tool_use
+  timeout_ms: 5000
+  dry_run: true
+  handler:
+    type: http
+    url: ${` + PolicyURLVar + `}` + SlowPolicyPath + `
+`},
 	{name: "context", about: "session-context injection: a session_start script hook's text is injected as a system message into every request of the session (the hook fires once, in the warm-up; each measured request is rewritten)",
 		answer: hookAnswer, firstTurn: true, hooks: `- id: house-rules
   event: session_start
@@ -123,8 +147,8 @@ var hookKinds = []hookKind{
 }
 
 // HookScenarios are the built-in hook scenarios, each plain and streamed:
-// hooks-none, script1, script10, cel, builtin, command, http, context and
-// disclaimer, named "<kind>-plain" and "<kind>-stream". script1-stream is
+// hooks-none, script1, script10, cel, builtin, command, http,
+// http-sleep5, dryrun-sleep5, context and disclaimer, named "<kind>-plain" and "<kind>-stream". script1-stream is
 // the held tool call judged by one script hook: its added time to the
 // finish (the "finish" columns) is the delay between the upstream's chunk
 // that completes the call and the client receiving it. Against direct and

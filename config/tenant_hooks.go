@@ -63,6 +63,9 @@ func ParseTenantHooks(t *Tenant, name, dir string, data []byte) ([]hooks.Spec, e
 			ps.add(s.Line, fmt.Sprintf("[%d].scope", i), "a tenant's hook is always scoped to %s, got %q", own, s.Scope)
 		}
 		checkTenantHookChannels(t, s, i, ps)
+		if s.DryRun && s.Event.Valid() && s.Class() == hooks.Observing {
+			ps.add(lineOf(&root, i, "dry_run"), fmt.Sprintf("[%d].dry_run", i), dryRunProblem, s.Event)
+		}
 		inlineTenantFiles(s, i, dir, ps)
 	}
 	if err := ps.err(); err != nil {

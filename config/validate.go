@@ -87,6 +87,7 @@ func validate(c *Config, root *yaml.Node, ps *problems, lookup func(string) (str
 		}
 	}
 	validateHookChannels(c, root, ps)
+	validateDryRun(c, root, ps)
 	ids := map[string]bool{}
 	for i, h := range c.Hooks {
 		path := fmt.Sprintf("hooks[%d]", i)

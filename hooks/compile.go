@@ -80,6 +80,12 @@ type hook struct {
 	// inline is set for observing hooks whose handler must run on the
 	// caller's goroutine (see InlineObserver).
 	inline bool
+	// dryRun: judged on the observer pool and recorded, never enforced
+	// (dry_run.go).
+	dryRun bool
+	// asks is set for a handler that asks a person (AskingHandler): in
+	// dry run it is not called at all.
+	asks bool
 
 	matcher *regexp.Regexp // nil (and no classes): every tool
 	classes []toolclass.Class
@@ -207,6 +213,9 @@ func compileHook(spec *Spec, index int, deps Deps, opts *Options) (*hook, []erro
 		if dt, ok := handler.(DefaultTimeouter); ok && dt.DefaultTimeout() > 0 {
 			h.timeout = dt.DefaultTimeout()
 		}
+	}
+	if a, ok := handler.(AskingHandler); ok {
+		h.asks = a.AsksPerson()
 	}
 	if io, ok := handler.(InlineObserver); ok && h.class == Observing {
 		h.inline = io.ObserveInline()

@@ -21,7 +21,7 @@ type entryCheck func(spec *Spec, h *hook, opts *Options) []error
 // kinds check their own keys: handler_kind.go).
 var entryChecks = []entryCheck{
 	checkID, checkEvent, checkMatcher, checkClasses, checkCondition, checkTimeout,
-	checkOnTimeout, checkScope, checkMutation, checkMode, checkOnBlock, checkBreakerKeys,
+	checkOnTimeout, checkScope, checkMutation, checkMode, checkOnBlock, checkBreakerKeys, checkDryRun,
 }
 
 func one(err error) []error {

@@ -39,6 +39,11 @@
 // timeout_ms gets DefaultTimeout (5 s); observing hooks accept on_timeout
 // fail|skip but nothing waits for them.
 //
+// A blocking or contributing hook with dry_run: true is judged on the
+// observer pool instead, on the event as it stood at its place in the
+// chain, and enforces nothing: its verdict is recorded as would_block,
+// would_rewrite, would_allow or would_ask (see dry_run.go).
+//
 // # Conditions
 //
 // if_expr is CEL over the event's fields, named as in the event JSON. A key

@@ -64,7 +64,7 @@ func newEngine(hooks []*hook, log *slog.Logger, opts *Options) *Engine {
 		c := &chain{hooks: hs}
 		for _, h := range hs {
 			c.anyMatcher = c.anyMatcher || h.matcher != nil || len(h.classes) > 0
-			needPool = needPool || (h.class == Observing && !h.inline)
+			needPool = needPool || (h.class == Observing && !h.inline) || h.dryRun
 		}
 		e.chains[name.index()] = c
 	}
@@ -110,13 +110,15 @@ type HookInfo struct {
 	Version  string
 	Priority int
 	Trusted  bool
+	// DryRun: judged and recorded, never enforced.
+	DryRun bool
 }
 
 // Hooks lists the configured hooks in declaration order.
 func (e *Engine) Hooks() []HookInfo {
 	out := make([]HookInfo, len(e.hooks))
 	for i, h := range e.hooks {
-		out[i] = HookInfo{ID: h.id, Event: h.event, Class: h.class, Version: h.version, Priority: h.priority, Trusted: h.trusted}
+		out[i] = HookInfo{ID: h.id, Event: h.event, Class: h.class, Version: h.version, Priority: h.priority, Trusted: h.trusted, DryRun: h.dryRun}
 	}
 	return out
 }
@@ -137,6 +139,9 @@ func (e *Engine) Hooks() []HookInfo {
 //   - Observing hooks are queued to the observer pool after the
 //     synchronous ones and never delay the caller; a full pool drops them
 //     (counted).
+//   - dry_run hooks are not run in the chain: each is queued to the
+//     observer pool with the event as it stood at its place, and only its
+//     would-decision is recorded (dry_run.go).
 //
 // Dispatch never panics on what a handler does; a handler's panic is an
 // error decision.
@@ -182,8 +187,13 @@ func (e *Engine) dispatch(ctx context.Context, ev *Event) Outcome {
 	out := Outcome{Decision: Allow}
 	cur := e.viewed(ev)
 	var observers []*hook
+	var dry []dryRunJob
 	for _, h := range hooks {
 		if !h.inScope(ev) {
+			continue
+		}
+		if h.dryRun && !(ev.Bypass && h.class == Blocking) {
+			dry = queueDryRun(dry, h, cur)
 			continue
 		}
 		if h.class == Observing && !h.inline {
@@ -197,7 +207,7 @@ func (e *Engine) dispatch(ctx context.Context, ev *Event) Outcome {
 			out.Executions = append(out.Executions, x)
 			continue
 		}
-		res, x, ran := e.execute(ctx, h, cur)
+		res, x, ran := e.execute(ctx, h, cur, e.slots)
 		if !ran {
 			continue
 		}
@@ -234,12 +244,16 @@ func (e *Engine) dispatch(ctx context.Context, ev *Event) Outcome {
 	if len(observers) > 0 {
 		e.observe(cur, observers)
 	}
+	if len(dry) > 0 {
+		e.observeDryRun(dry)
+	}
 	return out
 }
 
-// execute evaluates the hook's condition and runs its handler. ran is
-// false when the condition did not match (nothing to record).
-func (e *Engine) execute(ctx context.Context, h *hook, ev *Event) (res Result, x Execution, ran bool) {
+// execute evaluates the hook's condition and runs its handler, in one of
+// slots when slots is not nil. ran is false when the condition did not
+// match (nothing to record).
+func (e *Engine) execute(ctx context.Context, h *hook, ev *Event, slots Limiter) (res Result, x Execution, ran bool) {
 	start := time.Now()
 	x = e.newExecution(h, ev)
 	if h.cond != nil {
@@ -252,13 +266,13 @@ func (e *Engine) execute(ctx context.Context, h *hook, ev *Event) (res Result, x
 			return Result{}, x, false
 		}
 	}
-	if e.slots != nil {
-		if !e.slots.Acquire(ctx) {
+	if slots != nil {
+		if !slots.Acquire(ctx) {
 			x.Decision, x.Duration = Error, time.Since(start)
-			x.Cause = &OverloadError{Limit: "limits.max_concurrent_hooks", Max: e.slots.Max()}
+			x.Cause = &OverloadError{Limit: "limits.max_concurrent_hooks", Max: slots.Max()}
 			return Result{}, x, true
 		}
-		slot := &execSlot{l: e.slots}
+		slot := &execSlot{l: slots}
 		defer slot.release()
 		ctx = context.WithValue(ctx, execSlotKey{}, slot)
 	}
@@ -323,6 +337,11 @@ func (e *Engine) apply(h *hook, cur *Event, res Result, x *Execution, out *Outco
 			reason = fmt.Sprintf("hook %s could not run: hookgate is at %s (fail-closed); retry shortly", h.id, over.Limit)
 		} else {
 			reason = e.hookFailed(h, x) // logs the cause; the note never quotes it
+		}
+		if x.Reason == "" {
+			x.Reason = reason // the record says what the agent read
+		}
+		if !overloaded {
 			// A hook whose breaker is open was not asked: never allowed
 			// unjudged, whatever on_timeout says, or a few failing inputs
 			// would open an allow-everything window for every session.
@@ -354,6 +373,7 @@ func (e *Engine) apply(h *hook, cur *Event, res Result, x *Execution, out *Outco
 		if out.Reason == "" {
 			out.Reason = "blocked by hook " + h.id
 		}
+		x.Reason = out.Reason
 		return cur, true
 	}
 	// allow or rewrite
@@ -449,6 +469,10 @@ func (e *Engine) newExecution(h *hook, ev *Event) Execution {
 func (e *Engine) closedOutcome(ev *Event, hooks []*hook) Outcome {
 	for _, h := range hooks {
 		if !h.inScope(ev) {
+			continue
+		}
+		if h.dryRun {
+			e.dryRunDropped(ev.Event, h.id)
 			continue
 		}
 		switch h.class {

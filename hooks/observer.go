@@ -19,6 +19,8 @@ type observerPool struct {
 type observerJob struct {
 	ev    *Event
 	hooks []*hook
+	// dry marks a job of dry_run hooks (runDryRun), not observers.
+	dry bool
 }
 
 func newObserverPool(e *Engine, workers, queue int) *observerPool {
@@ -73,8 +75,14 @@ func (p *observerPool) work() {
 
 func (p *observerPool) run(j observerJob) {
 	defer p.e.release()
+	if j.dry {
+		for _, h := range j.hooks {
+			p.e.runDryRun(h, j.ev)
+		}
+		return
+	}
 	for _, h := range j.hooks {
-		res, x, ran := p.e.execute(context.Background(), h, j.ev)
+		res, x, ran := p.e.execute(context.Background(), h, j.ev, p.e.slots)
 		if !ran {
 			continue
 		}

@@ -107,7 +107,8 @@ type Execution struct {
 	Tenant string
 	Agent  string
 	// Decision is what the hook itself ended in: allow, rewrite (only when
-	// a rewrite was applied), block, error, timeout, expired or bypassed.
+	// a rewrite was applied), block, error, timeout, expired or bypassed;
+	// for a dry_run hook a would-decision (see WouldBlock).
 	Decision Decision
 	// Applied is what the engine did with it: Allow (went on), Block,
 	// Error (a contributing failure), or the hook's decision for observers,
@@ -128,6 +129,9 @@ type Execution struct {
 	// Observed is true for hooks run on the observer pool (or inline
 	// observers): nothing waited for them.
 	Observed bool
+	// DryRun is true for a dry_run hook's execution: Decision is a
+	// would-decision, Applied is Allow, and nothing waited for it.
+	DryRun bool
 	// Input is the event exactly as the hook saw it (after earlier
 	// rewrites), for the audit's input hash. It must not be modified.
 	Input *Event
@@ -142,11 +146,19 @@ type Recorder interface {
 	// observed, when it has ended.
 	HookExecuted(x Execution)
 	// ObserverDropped is called for each observing hook whose event was
-	// dropped because the observer pool was full.
+	// dropped because the observer pool was full, and for each dry_run
+	// hook whose run was (see DryRunRecorder).
 	ObserverDropped(event EventName, hookID string)
 	// MutationStripped is called when a hook's rewrite was (partly)
 	// refused; fields are dotted paths.
 	MutationStripped(hookID string, fields []string)
+}
+
+// DryRunRecorder is an optional capability of a Recorder: it hears, beside
+// ObserverDropped, that the dropped run was a dry_run hook's, so that a
+// dry run's blind spots are counted apart from observers'.
+type DryRunRecorder interface {
+	DryRunDropped(event EventName, hookID string)
 }
 
 type nopRecorder struct{}

@@ -17,6 +17,19 @@ const (
 	// Bypassed is never returned by a handler: the engine records it for a
 	// blocking hook it skipped because the event had Bypass set.
 	Bypassed Decision = "bypassed"
+
+	// The would-decisions are never returned by a handler: the engine
+	// records them for a dry_run hook, naming what enforcing it would
+	// have done. WouldBlock: the call (or, for a contributing hook that
+	// failed under on_timeout: fail, the request) would have been
+	// stopped; WouldRewrite: its input or result would have been
+	// rewritten, or its text (context, a disclaimer) added; WouldAllow:
+	// nothing would have changed; WouldAsk: an approval hook would have
+	// asked a person (no card is posted, nothing is held).
+	WouldBlock   Decision = "would_block"
+	WouldRewrite Decision = "would_rewrite"
+	WouldAllow   Decision = "would_allow"
+	WouldAsk     Decision = "would_ask"
 )
 
 // Result is what a handler returns. Handlers of every kind decode their

@@ -29,6 +29,11 @@ type Spec struct {
 	// Breaker tunes the circuit breaker of an http or prompt hook; nil
 	// means the defaults (on). Other handler types have no breaker.
 	Breaker *BreakerSpec `yaml:"breaker,omitempty" json:",omitempty"`
+	// DryRun runs a blocking or contributing hook without enforcing it:
+	// it is judged off the request path, on the input it would have seen
+	// at its priority, and its verdict is only recorded (would_block,
+	// would_rewrite, would_allow, would_ask). See dry_run.go.
+	DryRun bool `yaml:"dry_run,omitempty" json:",omitempty"`
 
 	// Line is the line of the entry in its file, for error messages (set
 	// by the config loader).

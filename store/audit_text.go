@@ -11,6 +11,10 @@ import (
 // whole text goes, sealed, to error_detail.
 const ErrorMax = 256
 
+// MaxLabelText is how many characters of a tool name, tenant or agent id
+// an execution row keeps (a tool name comes from the model).
+const MaxLabelText = 128
+
 // cut keeps the first n characters of s, never splitting one.
 func cut(s string, n int) string {
 	if len(s) <= n {

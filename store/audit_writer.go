@@ -66,6 +66,12 @@ type AuditEntry struct {
 	Decision            string
 	Duration            time.Duration
 	SideEffects         []string
+	// Tool is the tool's name (never its arguments), Tenant and Agent the
+	// event's; each is cut to MaxLabelText characters.
+	Tool, Tenant, Agent string
+	// Reason is the hook's reason; it is cut to ErrorMax characters and
+	// redacted like an error.
+	Reason string
 	// Cause is the error behind an error or timeout decision.
 	Cause error
 	// Input is what the hook saw; only InputHash(Input) is stored. The

@@ -185,6 +185,12 @@ func (w *AuditWriter) rows(batch []AuditEntry) []Execution {
 			SideEffects: e.SideEffects,
 			Duration:    e.Duration,
 			CreatedAt:   e.At,
+			Tool:        cut(e.Tool, MaxLabelText),
+			Tenant:      cut(e.Tenant, MaxLabelText),
+			Agent:       cut(e.Agent, MaxLabelText),
+		}
+		if e.Reason != "" {
+			x.Reason = cut(w.redact.redact(e.Reason), ErrorMax)
 		}
 		if id := inputIdentity(e.Input); id != 0 && id == lastInput {
 			x.InputHash = lastHash

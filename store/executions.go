@@ -39,6 +39,16 @@ type Execution struct {
 	// (AuditKey.Open reads it); nil when there was no error or no key.
 	ErrorDetail []byte
 	CreatedAt   time.Time
+	// Tool is the tool's name on a tool event (never its arguments);
+	// empty on other events.
+	Tool string
+	// Tenant and Agent are the event's (empty without tenants, or when
+	// no agent id was given).
+	Tenant string
+	Agent  string
+	// Reason is the hook's own reason (for a failure, the note the agent
+	// read), cut to ErrorMax characters, credentials removed.
+	Reason string
 }
 
 // DedupKey is the dedup_key of hook hookID's execution on event eventID.
@@ -60,11 +70,14 @@ func RunKey(hookID, eventID, executionID string) string {
 	return DedupKey(hookID, eventID) + "|" + executionID
 }
 
-// maxInsertRows bounds one INSERT statement (13 arguments a row stays far
-// below SQLite's and PostgreSQL's limits on arguments).
+// maxInsertRows bounds one INSERT statement (execArgs arguments a row
+// stays far below SQLite's and PostgreSQL's limits on arguments).
 const maxInsertRows = 500
 
-const executionCols = `id, hook_id, session_id, event, input_hash, decision, hook_version, side_effects, duration_ms, dedup_key, error, error_detail, created_at`
+const executionCols = `id, hook_id, session_id, event, input_hash, decision, hook_version, side_effects, duration_ms, dedup_key, error, error_detail, created_at, tool, tenant, agent, reason`
+
+// execArgs is the number of executionCols.
+const execArgs = 17
 
 // InsertExecutions writes rows in one transaction. A row whose dedup_key
 // is already present is skipped (a retried delivery). It returns how many
@@ -90,13 +103,13 @@ func (s *Store) insertExecutions(xs []Execution) (string, []any) {
 	var b strings.Builder
 	b.Grow(160 + len(xs)*64)
 	b.WriteString(`INSERT INTO hook_executions (` + executionCols + `) VALUES `)
-	args := make([]any, 0, len(xs)*13)
+	args := make([]any, 0, len(xs)*execArgs)
 	for i, x := range xs {
 		if i > 0 {
 			b.WriteString(", ")
 		}
 		b.WriteByte('(')
-		for c := range 13 {
+		for c := range execArgs {
 			if c > 0 {
 				b.WriteString(", ")
 			}
@@ -107,7 +120,7 @@ func (s *Store) insertExecutions(xs []Execution) (string, []any) {
 				continue
 			}
 			b.WriteByte('$')
-			b.WriteString(strconv.Itoa(i*13 + c + 1))
+			b.WriteString(strconv.Itoa(i*execArgs + c + 1))
 		}
 		b.WriteByte(')')
 		var effects any
@@ -121,7 +134,7 @@ func (s *Store) insertExecutions(xs []Execution) (string, []any) {
 		}
 		args = append(args, x.ID, nullString(x.HookID), x.SessionID, x.Event, x.InputHash, x.Decision,
 			nullString(x.HookVersion), effects, float64(x.Duration)/float64(time.Millisecond), x.DedupKey,
-			nullString(x.Error), detail, s.at(x.CreatedAt))
+			nullString(x.Error), detail, s.at(x.CreatedAt), x.Tool, x.Tenant, x.Agent, x.Reason)
 	}
 	b.WriteString(` ON CONFLICT (dedup_key) DO NOTHING`)
 	return b.String(), args
@@ -139,11 +152,17 @@ type ExecutionFilter struct {
 	SessionID string
 	HookID    string
 	Decision  string
+	Tool      string
+	Tenant    string
+	Agent     string
+	// DryRun keeps only the would-decisions of dry_run hooks.
+	DryRun bool
 	// Since keeps executions created at or after it.
 	Since time.Time
-	// Tenants, when not nil, keeps the executions of these tenants'
-	// sessions: a session id the tenant's prefix ("tenant:") names, or
-	// one the tool-call log (tool_calls) files under the tenant. An
+	// Tenants, when not nil, keeps the executions of these tenants: a row
+	// whose tenant column names one, or (for rows written before the
+	// column existed) a session id the tenant's prefix ("tenant:") names,
+	// or one the tool-call log (tool_calls) files under the tenant. An
 	// empty, non-nil list keeps nothing.
 	Tenants []string
 	// Limit keeps the newest Limit rows (<= 0: all).
@@ -166,6 +185,18 @@ func (s *Store) where(f ExecutionFilter) (string, []any) {
 	if f.Decision != "" {
 		add("decision = ?", f.Decision)
 	}
+	if f.Tool != "" {
+		add("tool = ?", f.Tool)
+	}
+	if f.Tenant != "" {
+		add("tenant = ?", f.Tenant)
+	}
+	if f.Agent != "" {
+		add("agent = ?", f.Agent)
+	}
+	if f.DryRun {
+		conds = append(conds, "decision IN ("+dryRunDecisions+")")
+	}
 	if !f.Since.IsZero() {
 		add("created_at >= ?", s.at(f.Since))
 	}
@@ -175,7 +206,7 @@ func (s *Store) where(f ExecutionFilter) (string, []any) {
 			prefix := t + ":"
 			args = append(args, prefix, t)
 			n := len(args)
-			ors = append(ors, "substr(session_id, 1, "+strconv.Itoa(utf8.RuneCountInString(prefix))+") = $"+strconv.Itoa(n-1)+
+			ors = append(ors, "tenant = $"+strconv.Itoa(n)+" OR substr(session_id, 1, "+strconv.Itoa(utf8.RuneCountInString(prefix))+") = $"+strconv.Itoa(n-1)+
 				" OR session_id IN (SELECT session_id FROM tool_calls WHERE tenant = $"+strconv.Itoa(n)+")")
 		}
 		if len(ors) == 0 {
@@ -209,7 +240,7 @@ func (s *Store) ListExecutions(ctx context.Context, f ExecutionFilter) ([]Execut
 		var ms float64
 		var created timeCol
 		if err := rs.Scan(&x.ID, &hookID, &x.SessionID, &x.Event, &x.InputHash, &x.Decision, &version, &effects,
-			&ms, &x.DedupKey, &errText, &x.ErrorDetail, &created); err != nil {
+			&ms, &x.DedupKey, &errText, &x.ErrorDetail, &created, &x.Tool, &x.Tenant, &x.Agent, &x.Reason); err != nil {
 			return nil, fmt.Errorf("store: list executions: %w", err)
 		}
 		x.HookID, x.HookVersion, x.Error, x.CreatedAt = hookID.String, version.String, errText.String, created.Time

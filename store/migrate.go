@@ -155,6 +155,31 @@ CREATE TABLE IF NOT EXISTS tenant_settings (
 `,
 	},
 	{
+		version: 3,
+		name:    "hook_executions: tool, tenant, agent, reason",
+		sqlite: `
+ALTER TABLE hook_executions ADD COLUMN tool   TEXT NOT NULL DEFAULT '';
+ALTER TABLE hook_executions ADD COLUMN tenant TEXT NOT NULL DEFAULT '';
+ALTER TABLE hook_executions ADD COLUMN agent  TEXT NOT NULL DEFAULT '';
+ALTER TABLE hook_executions ADD COLUMN reason TEXT NOT NULL DEFAULT '';
+CREATE INDEX IF NOT EXISTS hook_executions_hook_tool ON hook_executions (hook_id, tool, decision);
+CREATE INDEX IF NOT EXISTS hook_executions_tool ON hook_executions (tool, created_at);
+CREATE INDEX IF NOT EXISTS hook_executions_tenant ON hook_executions (tenant, created_at);
+CREATE INDEX IF NOT EXISTS hook_executions_agent ON hook_executions (agent, created_at);
+`,
+		postgres: `
+ALTER TABLE hook_executions
+	ADD COLUMN IF NOT EXISTS tool   text NOT NULL DEFAULT '',
+	ADD COLUMN IF NOT EXISTS tenant text NOT NULL DEFAULT '',
+	ADD COLUMN IF NOT EXISTS agent  text NOT NULL DEFAULT '',
+	ADD COLUMN IF NOT EXISTS reason text NOT NULL DEFAULT '';
+CREATE INDEX IF NOT EXISTS hook_executions_hook_tool ON hook_executions (hook_id, tool, decision);
+CREATE INDEX IF NOT EXISTS hook_executions_tool ON hook_executions (tool, created_at);
+CREATE INDEX IF NOT EXISTS hook_executions_tenant ON hook_executions (tenant, created_at);
+CREATE INDEX IF NOT EXISTS hook_executions_agent ON hook_executions (agent, created_at);
+`,
+	},
+	{
 		version: 4,
 		name:    "captured_events",
 		sqlite: `

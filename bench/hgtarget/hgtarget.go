@@ -7,6 +7,7 @@
 package hgtarget
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -55,9 +56,9 @@ type Options struct {
 	// Notes receives remarks about the configuration (tenants left out,
 	// placeholders used). Nil means stderr.
 	Notes io.Writer
-	// OnStop, when set, is called as the target stops after a scenario
-	// with the hook decisions counted during it: hook id to decision to
-	// count (warm-up included).
+	// OnStop, when set, is called once the target has stopped after a
+	// scenario (its observer pool drained) with the hook decisions counted
+	// during it: hook id to decision to count (warm-up included).
 	OnStop func(sc *bench.Scenario, decisions map[string]map[string]float64)
 }
 
@@ -338,7 +339,8 @@ func FormatDecisions(d map[string]map[string]float64) string {
 }
 
 // StartPolicyServer starts the loopback policy server that http hooks in
-// the scenarios call: it answers every POST with {"decision":"allow"}. It
+// the scenarios call: it answers every POST with {"decision":"allow"}, after
+// bench.SlowPolicyDelay on a path ending in bench.SlowPolicyPath. It
 // returns its URL and a function that stops it.
 func StartPolicyServer() (string, func(), error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -348,6 +350,9 @@ func StartPolicyServer() (string, func(), error) {
 	allow := []byte(`{"decision":"allow"}`)
 	srv := &fasthttp.Server{
 		Handler: func(ctx *fasthttp.RequestCtx) {
+			if bytes.HasSuffix(ctx.Path(), []byte(bench.SlowPolicyPath)) {
+				time.Sleep(bench.SlowPolicyDelay)
+			}
 			ctx.SetContentType("application/json")
 			ctx.SetBody(allow)
 		},

@@ -46,10 +46,17 @@ func TestHookScenariosThroughHookgate(t *testing.T) {
 	for _, want := range []struct{ scenario, hook string }{
 		{"script1-stream", "allow-0"}, {"script10-plain", "allow-9"}, {"builtin-plain", "no-destructive-exec"},
 		{"command-plain", "sh-allow"}, {"http-stream", "http-allow"}, {"context-plain", "house-rules"},
-		{"disclaimer-stream", "disclaimer"},
+		{"disclaimer-stream", "disclaimer"}, {"http-sleep5-plain", "http-slow"},
 	} {
 		if fired[want.scenario][want.hook]["allow"] == 0 {
 			t.Errorf("%s: hook %s never allowed anything: %v", want.scenario, want.hook, FormatDecisions(fired[want.scenario]))
+		}
+	}
+	// The dry run's verdicts are recorded off the request path; the first
+	// rounds' are in long before the target stops.
+	for _, sc := range []string{"dryrun-sleep5-plain", "dryrun-sleep5-stream"} {
+		if d := fired[sc]["http-slow-dry"]; d["would_allow"] == 0 || d["allow"] != 0 {
+			t.Errorf("%s: dry-run hook recorded %v, want would_allow only", sc, FormatDecisions(fired[sc]))
 		}
 	}
 	if n := len(fired["cel-plain"]); n != 0 {

@@ -55,10 +55,12 @@ func startApp(o Options, upstreamURL string, sc *bench.Scenario, vars map[string
 		return fail(err)
 	}
 	return a, func() {
+		// After Close: it waits for the observer pool, so that observing
+		// and dry-run hooks' decisions are counted too.
+		a.Close()
 		if o.OnStop != nil {
 			o.OnStop(sc, decisions(a))
 		}
-		a.Close()
 		_ = os.RemoveAll(dir)
 	}, nil
 }

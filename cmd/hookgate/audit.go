@@ -21,16 +21,26 @@ import (
 )
 
 const auditUsage = `usage: hookgate audit --config FILE [--session S] [--hook H] [--decision D]
-                      [--since T] [--limit N] [--decrypt] [--json]
+                      [--tool T] [--tenant T] [--agent A] [--since T] [--limit N]
+                      [--decrypt] [--json]
+       hookgate audit --config FILE --group-by hook,tool,tenant,agent,... [filters]
+       hookgate audit --config FILE --dry-run [--group-by hook,tool] [filters]
 
 Lists the recorded hook executions, newest first. --since takes a time
 (2026-05-01, 2026-05-01T12:00:00Z) or a duration back from now (24h).
 --decrypt shows each error's full text, sealed in the store under the key
 named by audit.key_env, which must then be set.
+
+--group-by counts the executions by the keys given (hook, tool, tenant,
+agent, event, decision, session), largest groups first. --dry-run reports
+what dry_run hooks would have done, grouped by hook and tool (or
+--group-by), with a count per would-decision, those that would have
+changed most first.
 `
 
 // auditDecisions are the decisions a record can hold.
-var auditDecisions = []string{"allow", "rewrite", "block", "error", "timeout", "expired", "bypassed"}
+var auditDecisions = []string{"allow", "rewrite", "block", "error", "timeout", "expired", "bypassed",
+	"would_block", "would_rewrite", "would_allow", "would_ask"}
 
 func runAudit(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
@@ -44,6 +54,11 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 	limit := fs.Int("limit", 100, "at most this many rows, newest first (0: all)")
 	decrypt := fs.Bool("decrypt", false, "show the full error details (needs the audit key)")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	tool := fs.String("tool", "", "only this tool (by name)")
+	tenant := fs.String("tenant", "", "only this tenant")
+	agent := fs.String("agent", "", "only this agent id")
+	dryRun := fs.Bool("dry-run", false, "report what dry_run hooks would have done, grouped by hook and tool")
+	groupBy := fs.String("group-by", "", "count executions grouped by these keys, comma-separated: "+strings.Join(store.GroupKeys(), ", "))
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -55,7 +70,23 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hookgate audit: --decision %q: want one of %s\n", *decision, strings.Join(auditDecisions, ", "))
 		return 2
 	}
-	filter := store.ExecutionFilter{SessionID: *session, HookID: *hook, Decision: *decision, Limit: *limit}
+	var keys []string
+	if *groupBy != "" {
+		for _, k := range strings.Split(*groupBy, ",") {
+			k = strings.TrimSpace(k)
+			if !slices.Contains(store.GroupKeys(), k) {
+				fmt.Fprintf(stderr, "hookgate audit: --group-by %q: want keys among %s\n", k, strings.Join(store.GroupKeys(), ", "))
+				return 2
+			}
+			if *dryRun && k == "decision" {
+				fmt.Fprintln(stderr, "hookgate audit: --dry-run already counts each would-decision: leave decision out of --group-by")
+				return 2
+			}
+			keys = append(keys, k)
+		}
+	}
+	filter := store.ExecutionFilter{SessionID: *session, HookID: *hook, Decision: *decision, Limit: *limit,
+		Tool: *tool, Tenant: *tenant, Agent: *agent, DryRun: *dryRun}
 	if *since != "" {
 		t, err := parseSince(*since, time.Now())
 		if err != nil {
@@ -108,6 +139,13 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer func() { _ = st.Close() }() // the store was only read
+	if *dryRun || len(keys) > 0 {
+		if err := writeAuditGroups(ctx, stdout, st, filter, keys, *dryRun, *asJSON); err != nil {
+			fmt.Fprintf(stderr, "hookgate audit: %v\n", err)
+			return 1
+		}
+		return 0
+	}
 	rows, err := st.ListExecutions(ctx, filter)
 	if err != nil {
 		fmt.Fprintf(stderr, "hookgate audit: %v\n", err)
@@ -210,7 +248,7 @@ func detail(key *store.AuditKey, x store.Execution) string {
 
 func writeAuditTable(w io.Writer, rows []store.Execution, key *store.AuditKey) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TIME\tHOOK\tEVENT\tDECISION\tMS\tSESSION\tINPUT\tERROR")
+	fmt.Fprintln(tw, "TIME\tHOOK\tEVENT\tTOOL\tDECISION\tMS\tSESSION\tINPUT\tREASON\tERROR")
 	for _, x := range rows {
 		hook := x.HookID
 		if hook == "" {
@@ -220,9 +258,9 @@ func writeAuditTable(w io.Writer, rows []store.Execution, key *store.AuditKey) e
 		if d := detail(key, x); d != "" {
 			errText = d
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.1f\t%s\t%s\t%s\n",
-			x.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"), cell(hook), x.Event, x.Decision,
-			float64(x.Duration)/float64(time.Millisecond), cell(x.SessionID), short(x.InputHash, 12), cell(errText))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.1f\t%s\t%s\t%s\t%s\n",
+			x.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"), cell(hook), x.Event, cell(x.Tool), x.Decision,
+			float64(x.Duration)/float64(time.Millisecond), cell(x.SessionID), short(x.InputHash, 12), cell(x.Reason), cell(errText))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -256,7 +294,11 @@ type auditJSON struct {
 	HookID      *string   `json:"hook_id"`
 	HookVersion string    `json:"hook_version,omitempty"`
 	Event       string    `json:"event"`
+	Tool        string    `json:"tool,omitempty"`
+	Tenant      string    `json:"tenant,omitempty"`
+	Agent       string    `json:"agent,omitempty"`
 	Decision    string    `json:"decision"`
+	Reason      string    `json:"reason,omitempty"`
 	SessionID   string    `json:"session_id"`
 	InputHash   string    `json:"input_hash"`
 	SideEffects []string  `json:"side_effects,omitempty"`
@@ -274,6 +316,7 @@ func writeAuditJSON(w io.Writer, rows []store.Execution, key *store.AuditKey) er
 			SessionID: x.SessionID, InputHash: x.InputHash, SideEffects: x.SideEffects,
 			DurationMS: float64(x.Duration) / float64(time.Millisecond), DedupKey: x.DedupKey,
 			Error: x.Error, ErrorDetail: detail(key, x),
+			Tool: x.Tool, Tenant: x.Tenant, Agent: x.Agent, Reason: x.Reason,
 		}
 		if x.HookID != "" {
 			out[i].HookID = &x.HookID

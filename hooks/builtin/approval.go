@@ -44,7 +44,10 @@ type approval struct {
 	timeout time.Duration
 }
 
-var _ hooks.DefaultTimeouter = (*approval)(nil)
+var (
+	_ hooks.DefaultTimeouter = (*approval)(nil)
+	_ hooks.AskingHandler    = (*approval)(nil)
+)
 
 // NewApproval is the factory of approval, a pre_tool_use hook.
 func NewApproval(cfg hooks.BuiltinConfig) (hooks.Handler, error) {
@@ -67,6 +70,11 @@ func NewApproval(cfg hooks.BuiltinConfig) (hooks.Handler, error) {
 	}
 	return &approval{id: cfg.HookID, trusted: cfg.Trusted, gate: cfg.Deps.Approver, params: p, timeout: timeout}, nil
 }
+
+// AsksPerson marks the gate as one that holds a call for a person: a
+// dry_run approval hook is never called (no card, nothing held) and is
+// recorded as would_ask.
+func (a *approval) AsksPerson() bool { return true }
 
 // DefaultTimeout lets the hook wait out its question when its entry sets
 // no timeout_ms.

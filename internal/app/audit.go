@@ -73,8 +73,9 @@ func configSecrets(cfg *config.Config) []string {
 	return append(out, cfg.Audit.Key, cfg.Store.DSN)
 }
 
-// HookExecuted queues the execution; the input is hashed (RFC 8785, then
-// SHA-256) and the error sealed on the writer's goroutine.
+// HookExecuted queues the execution with its tool's name, tenant, agent
+// and reason; the input is hashed (RFC 8785, then SHA-256) and the error
+// sealed on the writer's goroutine.
 func (r *AuditRecorder) HookExecuted(x hooks.Execution) {
 	e := store.AuditEntry{
 		HookID:      x.HookID,
@@ -86,9 +87,15 @@ func (r *AuditRecorder) HookExecuted(x hooks.Execution) {
 		Duration:    x.Duration,
 		SideEffects: x.SideEffects,
 		Cause:       x.Cause,
+		Tenant:      x.Tenant,
+		Agent:       x.Agent,
+		Reason:      x.Reason,
 	}
 	if x.Input != nil {
 		e.Input = x.Input
+		// The tool's name only: its arguments are never stored (the
+		// input hash stands for them).
+		e.Tool = x.Input.ToolName
 	}
 	r.w.Record(e)
 }

@@ -18,6 +18,8 @@ import (
 // changed is closed).
 type hookMetrics struct {
 	duration     *prometheus.HistogramVec
+	dryDuration  *prometheus.HistogramVec
+	dryDropped   *prometheus.CounterVec
 	decision     *prometheus.CounterVec
 	dropped      *prometheus.CounterVec
 	stripped     *prometheus.CounterVec
@@ -29,6 +31,7 @@ type hookMetrics struct {
 var (
 	_ hooks.Recorder        = (*hookMetrics)(nil)
 	_ hooks.BreakerRecorder = (*hookMetrics)(nil)
+	_ hooks.DryRunRecorder  = (*hookMetrics)(nil)
 )
 
 // breakerStates are the values of hookgate_hook_breaker_state for the
@@ -43,6 +46,15 @@ func newHookMetrics(reg prometheus.Registerer, next hooks.Recorder) *hookMetrics
 			Help:    "Time one hook took, condition included.",
 			Buckets: prometheus.ExponentialBuckets(0.00001, 2.5, 16),
 		}, []string{"hook", "event", "decision"}),
+		dryDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "hookgate_dry_run_hook_duration_seconds",
+			Help:    "Time one dry_run hook took on the observer pool, condition included (no request waited for it).",
+			Buckets: prometheus.ExponentialBuckets(0.00001, 2.5, 16),
+		}, []string{"hook", "event", "decision"}),
+		dryDropped: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hookgate_dry_run_dropped_total",
+			Help: "dry_run hook runs dropped because the observer pool was full: verdicts missing from the audit.",
+		}, []string{"hook", "event"}),
 		decision: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "hookgate_hook_decisions_total",
 			Help: "Hook executions by hook, event and decision.",
@@ -65,12 +77,16 @@ func newHookMetrics(reg prometheus.Registerer, next hooks.Recorder) *hookMetrics
 		}, []string{"hook"}),
 		next: next,
 	}
-	reg.MustRegister(m.duration, m.decision, m.dropped, m.stripped, m.breakerState, m.breakerOpens)
+	reg.MustRegister(m.duration, m.dryDuration, m.dryDropped, m.decision, m.dropped, m.stripped, m.breakerState, m.breakerOpens)
 	return m
 }
 
 func (m *hookMetrics) HookExecuted(x hooks.Execution) {
-	m.duration.WithLabelValues(x.HookID, string(x.Event), string(x.Decision)).Observe(x.Duration.Seconds())
+	d := m.duration
+	if x.DryRun {
+		d = m.dryDuration
+	}
+	d.WithLabelValues(x.HookID, string(x.Event), string(x.Decision)).Observe(x.Duration.Seconds())
 	m.decision.WithLabelValues(x.HookID, string(x.Event), string(x.Decision)).Inc()
 	if m.next != nil {
 		m.next.HookExecuted(x)
@@ -81,6 +97,15 @@ func (m *hookMetrics) ObserverDropped(event hooks.EventName, hookID string) {
 	m.dropped.WithLabelValues(string(event)).Inc()
 	if m.next != nil {
 		m.next.ObserverDropped(event, hookID)
+	}
+}
+
+// DryRunDropped counts a dry_run hook's run the full observer pool
+// dropped (ObserverDropped counted it among the pool's drops too).
+func (m *hookMetrics) DryRunDropped(event hooks.EventName, hookID string) {
+	m.dryDropped.WithLabelValues(hookID, string(event)).Inc()
+	if dr, ok := m.next.(hooks.DryRunRecorder); ok {
+		dr.DryRunDropped(event, hookID)
 	}
 }
 

@@ -18,6 +18,10 @@ type OfflineDeps struct {
 	Messenger hooks.Messenger
 	ToolCalls hooks.ToolCallRecorder
 	Recorder  hooks.Recorder
+	// EnforceDryRun compiles dry_run hooks as enforced, so that a policy
+	// test says what a rule does once it is switched on, whatever its
+	// dry_run says now.
+	EnforceDryRun bool
 }
 
 // CompileHooks compiles cfg's hooks, the operator's and every tenant's
@@ -34,6 +38,11 @@ func CompileHooks(cfg *config.Config, log *slog.Logger, d OfflineDeps) (*hooks.E
 			return nil, fmt.Errorf("tenant %s: %w", cfg.Tenants[i].ID, err)
 		}
 		all = append(all, specs...)
+	}
+	if d.EnforceDryRun {
+		for i := range all {
+			all[i].DryRun = false
+		}
 	}
 	sv := &services{recorder: d.Recorder, approver: d.Approver, toolCalls: d.ToolCalls, messenger: d.Messenger, readOnly: d.ReadOnly}
 	return buildEngine(cfg, all, log, sv)

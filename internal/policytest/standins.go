@@ -60,7 +60,9 @@ func (l *ledger) with(eventID string, f func(st *state)) bool {
 }
 
 func (l *ledger) deps() app.OfflineDeps {
-	return app.OfflineDeps{Approver: approver{l}, ReadOnly: readOnly{l}, Messenger: messenger{l}, ToolCalls: noToolCalls{}, Recorder: recorder{l}}
+	// A dry_run hook is tested as it will act once switched on.
+	return app.OfflineDeps{Approver: approver{l}, ReadOnly: readOnly{l}, Messenger: messenger{l}, ToolCalls: noToolCalls{}, Recorder: recorder{l},
+		EnforceDryRun: true}
 }
 
 // approver answers approval hooks with the case's `approval:`; it never
