@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"sort"
+	"strconv"
 
 	"github.com/hookgate/hookgate/config"
 	"github.com/hookgate/hookgate/hooks/builtin"
@@ -10,12 +11,12 @@ import (
 )
 
 // redisDependencies are the Redis deployments the operator's rate_limit
-// hooks share their budgets through, one per distinct `redis:` block, each
-// named as redisconn.Params.Name says: "redis" for the default variable
-// (HOOKGATE_REDIS_ADDR), "redis:NAME" for another variable (its name,
-// never its value: a redis:// URL may hold a password),
-// "redis:sentinel:MASTER" or "redis:cluster:SEEDS". Blocks with one name
-// are checked once.
+// hooks share their budgets through, one per distinct way of reaching one
+// (redisconn.Params.Key), each named as redisconn.Params.Name says:
+// "redis" for the default variable (HOOKGATE_REDIS_ADDR), "redis:NAME"
+// for another variable (its name, never its value: a redis:// URL may hold
+// a password), "redis:sentinel:MASTER" or "redis:cluster"; no name holds
+// an address. A second deployment under a name taken gets ":2", and so on.
 func redisDependencies(cfg *config.Config) []*dependency {
 	blocks := map[string]redisconn.Params{}
 	for _, h := range cfg.Hooks {
@@ -26,18 +27,24 @@ func redisDependencies(cfg *config.Config) []*dependency {
 		if err != nil || p == nil {
 			continue // the hook itself refuses a block it cannot read
 		}
-		if _, ok := blocks[p.Name()]; !ok {
-			blocks[p.Name()] = *p
+		if _, ok := blocks[p.Key()]; !ok {
+			blocks[p.Key()] = *p
 		}
 	}
-	names := make([]string, 0, len(blocks))
-	for name := range blocks {
-		names = append(names, name)
+	keys := make([]string, 0, len(blocks))
+	for k := range blocks {
+		keys = append(keys, k)
 	}
-	sort.Strings(names)
-	deps := make([]*dependency, 0, len(names))
-	for _, name := range names {
-		deps = append(deps, redisDependency(name, blocks[name]))
+	sort.Strings(keys)
+	deps := make([]*dependency, 0, len(keys))
+	taken := map[string]int{}
+	for _, k := range keys {
+		p := blocks[k]
+		name := p.Name()
+		if taken[name]++; taken[name] > 1 {
+			name += ":" + strconv.Itoa(taken[name])
+		}
+		deps = append(deps, redisDependency(name, p))
 	}
 	return deps
 }

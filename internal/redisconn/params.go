@@ -78,23 +78,38 @@ func (p *Params) addrEnv() string {
 	return p.AddrEnv
 }
 
-// Name names the Redis p reaches, for readiness and its metric label:
-// "redis" for the default variable, "redis:VAR" for another (the
-// variable's name, never its value: a URL may hold a password),
-// "redis:sentinel:MASTER", or "redis:cluster:" and the seed addresses.
+// Name names the Redis p reaches, for readiness and its metric label,
+// without an address or a secret: "redis" for the default variable,
+// "redis:VAR" for another (the variable's name, never its value: a URL may
+// hold a password), "redis:sentinel:MASTER", or "redis:cluster".
 func (p *Params) Name() string {
 	switch p.Mode() {
 	case Sentinel:
 		return "redis:sentinel:" + p.MasterName
 	case Cluster:
-		seeds := slices.Clone(p.ClusterAddrs)
-		slices.Sort(seeds)
-		return "redis:cluster:" + strings.Join(seeds, ",")
+		return "redis:cluster"
 	}
 	if env := p.addrEnv(); env != DefaultAddrEnv {
 		return "redis:" + env
 	}
 	return "redis"
+}
+
+// Key is the same for blocks that reach the same Redis the same way: the
+// mode, the variable or the addresses (in any order) and the credentials'
+// variables.
+func (p *Params) Key() string {
+	sentinels := slices.Clone(p.SentinelAddrs)
+	slices.Sort(sentinels)
+	seeds := slices.Clone(p.ClusterAddrs)
+	slices.Sort(seeds)
+	parts := []string{string(p.Mode()), p.MasterName, strings.Join(sentinels, ","), strings.Join(seeds, ","),
+		p.UsernameEnv, p.PasswordEnv, p.SentinelUsernameEnv, p.SentinelPasswordEnv,
+		strconv.FormatBool(p.TLS), p.TLSCAFile, p.TLSServerName}
+	if p.Mode() == Single {
+		parts[1] = p.addrEnv()
+	}
+	return strings.Join(parts, "|")
 }
 
 // Validate checks the block's shape, without reading any variable: each

@@ -1,0 +1,221 @@
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Redis topologies a test starts for itself: a master watched by a
+// Sentinel, or a three-node Cluster. Each runs Debian's redis-server (the
+// same binary serves as a sentinel with --sentinel) on loopback ports a
+// free-port helper found, from a temporary directory, and is killed when
+// the test ends.
+
+// startTimeout bounds how long a server, a sentinel or a cluster takes to
+// answer; generous, for a loaded machine.
+const startTimeout = 30 * time.Second
+
+// RedisServer returns the path of redis-server, or skips t saying why.
+// Under the test command (HOOKGATE_REQUIRE_SERVICES=1) or in CI (CI=true)
+// a missing binary fails t instead.
+func RedisServer(t testing.TB) string {
+	t.Helper()
+	path, err := exec.LookPath("redis-server")
+	if err == nil {
+		return path
+	}
+	if Required() || os.Getenv("CI") == "true" {
+		t.Fatalf("redis-server is required (CI or %s=1) but is not on PATH: %v", requireEnv, err)
+	}
+	t.Skipf("SKIPPED: redis-server is not on PATH, so this Sentinel/Cluster test does not run; install Debian's redis-server package (scripts/services.sh does)")
+	return ""
+}
+
+// FreePort returns a loopback TCP port nothing listened on a moment ago.
+// With bus, port+10000 (a Cluster node's bus port) was free too.
+func FreePort(t testing.TB, bus bool) int {
+	t.Helper()
+	for range 100 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		if !bus {
+			_ = l.Close()
+			return port
+		}
+		if port+10000 > 65535 {
+			_ = l.Close()
+			continue
+		}
+		b, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port+10000))
+		_ = l.Close()
+		if err != nil {
+			continue
+		}
+		_ = b.Close()
+		return port
+	}
+	t.Fatal("no free loopback port found")
+	return 0
+}
+
+// redisProcess runs redis-server from its own directory, with a
+// configuration file of base settings and extra lines, and args, until the
+// test ends; it waits until the server answers PING (auth: its password)
+// and returns the address it listens on.
+func redisProcess(t testing.TB, bin, name string, port int, auth string, extra []string, args ...string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A configuration file of its own: a sentinel rewrites it.
+	conf := filepath.Join(dir, "redis.conf")
+	lines := []string{
+		"bind 127.0.0.1",
+		"port " + strconv.Itoa(port),
+		"dir " + dir,
+		"save \"\"",
+		"appendonly no",
+		"logfile " + filepath.Join(dir, "redis.log"),
+	}
+	lines = append(lines, extra...)
+	if err := os.WriteFile(conf, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, append([]string{conf}, args...)...)
+	cmd.Dir = dir
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", name, err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-exited
+	})
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	c := redis.NewClient(&redis.Options{Addr: addr, Password: auth, MaxRetries: -1, DialTimeout: time.Second})
+	defer c.Close()
+	deadline := time.Now().Add(startTimeout)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		err := c.Ping(ctx).Err()
+		cancel()
+		if err == nil {
+			return addr
+		}
+		select {
+		case werr := <-exited:
+			exited <- werr
+			log, _ := os.ReadFile(filepath.Join(dir, "redis.log"))
+			t.Fatalf("%s on %s exited (%v) before answering:\n%s", name, addr, werr, log)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s on %s did not answer within %s: %v", name, addr, startTimeout, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// RedisSentinel is a master and one sentinel watching it.
+type RedisSentinel struct {
+	MasterName   string
+	MasterAddr   string
+	SentinelAddr string
+}
+
+// StartRedisSentinel starts a fresh master (password masterPass, "" for
+// none) and a sentinel (password sentinelPass) that monitors it as
+// "hookgate-test", and returns once the sentinel names the master.
+func StartRedisSentinel(t testing.TB, masterPass, sentinelPass string) RedisSentinel {
+	t.Helper()
+	bin := RedisServer(t)
+	var masterConf []string
+	if masterPass != "" {
+		masterConf = []string{"requirepass " + masterPass}
+	}
+	master := redisProcess(t, bin, "master", FreePort(t, false), masterPass, masterConf)
+	const name = "hookgate-test"
+	host, port, _ := net.SplitHostPort(master)
+	conf := []string{"sentinel monitor " + name + " " + host + " " + port + " 1"}
+	if masterPass != "" {
+		conf = append(conf, "sentinel auth-pass "+name+" "+masterPass)
+	}
+	if sentinelPass != "" {
+		conf = append(conf, "requirepass "+sentinelPass)
+	}
+	sentinel := redisProcess(t, bin, "sentinel", FreePort(t, false), sentinelPass, conf, "--sentinel")
+	c := redis.NewSentinelClient(&redis.Options{Addr: sentinel, Password: sentinelPass, MaxRetries: -1})
+	defer c.Close()
+	deadline := time.Now().Add(startTimeout)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		got, err := c.GetMasterAddrByName(ctx, name).Result()
+		cancel()
+		if err == nil && len(got) == 2 && net.JoinHostPort(got[0], got[1]) == master {
+			return RedisSentinel{MasterName: name, MasterAddr: master, SentinelAddr: sentinel}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("sentinel %s does not name master %s within %s: %v %v", sentinel, master, startTimeout, got, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// StartRedisCluster starts three redis-server nodes in cluster mode, joins
+// them with `redis-cli --cluster create` (no replicas), and returns their
+// addresses once every node reports cluster_state:ok.
+func StartRedisCluster(t testing.TB) []string {
+	t.Helper()
+	bin := RedisServer(t)
+	cli, err := exec.LookPath("redis-cli")
+	if err != nil {
+		if Required() || os.Getenv("CI") == "true" {
+			t.Fatalf("redis-cli is required (CI or %s=1) but is not on PATH: %v", requireEnv, err)
+		}
+		t.Skip("SKIPPED: redis-cli is not on PATH, so this Cluster test does not run; it comes with Debian's redis-server package")
+	}
+	addrs := make([]string, 3)
+	for i := range addrs {
+		addrs[i] = redisProcess(t, bin, fmt.Sprintf("node%d", i), FreePort(t, true), "",
+			[]string{"cluster-enabled yes", "cluster-config-file nodes.conf", "cluster-node-timeout 5000"})
+	}
+	args := append([]string{"--cluster", "create"}, addrs...)
+	args = append(args, "--cluster-replicas", "0", "--cluster-yes")
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, cli, args...).CombinedOutput(); err != nil {
+		t.Fatalf("redis-cli --cluster create: %v\n%s", err, out)
+	}
+	deadline := time.Now().Add(startTimeout)
+	for _, a := range addrs {
+		c := redis.NewClient(&redis.Options{Addr: a, MaxRetries: -1})
+		for {
+			info, err := c.ClusterInfo(context.Background()).Result()
+			if err == nil && strings.Contains(info, "cluster_state:ok") {
+				break
+			}
+			if time.Now().After(deadline) {
+				c.Close()
+				t.Fatalf("node %s not ok within %s: %v\n%s", a, startTimeout, err, info)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		c.Close()
+	}
+	return addrs
+}
