@@ -71,6 +71,21 @@ func RateLimitRedis(with map[string]any) (*redisconn.Params, error) {
 	return &p.Redis.Params, nil
 }
 
+// underField puts field before each of err's problems (an errors.Join of
+// several says each on its own line).
+func underField(field string, err error) error {
+	var many interface{ Unwrap() []error }
+	if !errors.As(err, &many) {
+		return fmt.Errorf("%s: %w", field, err)
+	}
+	errs := many.Unwrap()
+	out := make([]error, len(errs))
+	for i, e := range errs {
+		out[i] = fmt.Errorf("%s: %w", field, e)
+	}
+	return errors.Join(out...)
+}
+
 // rateKey is what one budget is kept for.
 type rateKey struct {
 	tenant, tool, agent string
@@ -134,7 +149,7 @@ func NewRateLimit(cfg hooks.BuiltinConfig) (hooks.Handler, error) {
 	if p.Redis != nil {
 		c, err := newRedisCounter(cfg.HookID, r.window, r.perAgent, p.Redis)
 		if err != nil {
-			return nil, fmt.Errorf("with.redis: %w", err)
+			return nil, underField("with.redis", err)
 		}
 		r.counter = c
 	} else {

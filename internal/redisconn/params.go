@@ -129,7 +129,7 @@ func (p *Params) Validate() error {
 	}
 	switch {
 	case sentinel && cluster:
-		bad("cluster_addrs", "and sentinel_addrs/master_name exclude each other: a block reaches either a Cluster or a master through Sentinel")
+		bad("cluster_addrs", "excludes sentinel_addrs and master_name: a block reaches either a Cluster or a master through Sentinel")
 	case p.AddrEnv != "" && sentinel:
 		bad("addr_env", "names a single server's address; leave it out with sentinel_addrs")
 	case p.AddrEnv != "" && cluster:
