@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"os"
@@ -77,15 +78,26 @@ func FreePort(t testing.TB, bus bool) int {
 // and returns the address it listens on.
 func redisProcess(t testing.TB, bin, name string, port int, auth string, extra []string, args ...string) string {
 	t.Helper()
+	return redisProcessTLS(t, bin, name, port, auth, nil, extra, args...)
+}
+
+// redisProcessTLS is redisProcess for a server that speaks TLS on port,
+// pinged over tlsCfg.
+func redisProcessTLS(t testing.TB, bin, name string, port int, auth string, tlsCfg *tls.Config, extra []string, args ...string) string {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	// A configuration file of its own: a sentinel rewrites it.
 	conf := filepath.Join(dir, "redis.conf")
+	listen := "port " + strconv.Itoa(port)
+	if tlsCfg != nil {
+		listen = "port 0\ntls-port " + strconv.Itoa(port)
+	}
 	lines := []string{
 		"bind 127.0.0.1",
-		"port " + strconv.Itoa(port),
+		listen,
 		"dir " + dir,
 		"save \"\"",
 		"appendonly no",
@@ -107,7 +119,7 @@ func redisProcess(t testing.TB, bin, name string, port int, auth string, extra [
 		<-exited
 	})
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	c := redis.NewClient(&redis.Options{Addr: addr, Password: auth, MaxRetries: -1, DialTimeout: time.Second})
+	c := redis.NewClient(&redis.Options{Addr: addr, Password: auth, TLSConfig: tlsCfg, MaxRetries: -1, DialTimeout: time.Second})
 	defer c.Close()
 	deadline := time.Now().Add(startTimeout)
 	for {
