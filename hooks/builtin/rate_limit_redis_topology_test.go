@@ -30,7 +30,7 @@ func topologyRateLimit(t *testing.T, id string, limit int, block map[string]any)
 // through a password-protected sentinel: two instances spend one budget,
 // and the counter lives on the master the sentinel names.
 func TestRedisSentinelSharedBudget(t *testing.T) {
-	s := testenv.StartRedisSentinel(t, "master-secret", "sentinel-secret")
+	s := testenv.StartRedisSentinel(t, testenv.SentinelOptions{MasterPassword: "master-secret", SentinelPassword: "sentinel-secret"})
 	t.Setenv("HG_TEST_REDIS_PASSWORD", "master-secret")
 	t.Setenv("HG_TEST_SENTINEL_PASSWORD", "sentinel-secret")
 	block := func() map[string]any {
@@ -170,5 +170,67 @@ func TestRedisCountingScriptIsIdempotent(t *testing.T) {
 		if err != nil || v[0] != 1 || v[1] <= 0 {
 			t.Fatalf("run %d: %v %v, want count 1 and the window left", i+1, v, err)
 		}
+	}
+}
+
+// TestRedisSentinelFailover promotes the replica while a budget is half
+// spent: the rate limit finds the new master through the sentinel, the
+// count carried over by replication goes on there, and calls in between
+// fail (blocked by the engine), never allowed beyond the limit.
+func TestRedisSentinelFailover(t *testing.T) {
+	s := testenv.StartRedisSentinel(t, testenv.SentinelOptions{MasterPassword: "failover-secret", Replica: true})
+	t.Setenv("HG_TEST_FAILOVER_PASSWORD", "failover-secret")
+	h := topologyRateLimit(t, "failover-limit", 5, map[string]any{
+		"master_name": s.MasterName, "sentinel_addrs": []any{s.SentinelAddr}, "password_env": "HG_TEST_FAILOVER_PASSWORD",
+	})
+	for i := range 3 {
+		if res := call(t, h, "acme", "x", "exec"); res.Decision != hooks.Allow {
+			t.Fatalf("call %d: %s", i+1, res.Reason)
+		}
+	}
+	old := redis.NewClient(&redis.Options{Addr: s.MasterAddr, Password: "failover-secret"})
+	defer old.Close()
+	if n, err := old.Wait(context.Background(), 1, 10*time.Second).Result(); err != nil || n != 1 {
+		t.Fatalf("WAIT for the replica: %d %v", n, err)
+	}
+
+	s.Failover(t)
+
+	// The first calls may meet the old master (now a replica) or a closed
+	// connection: they fail, which blocks them. One gets through once the
+	// client has the new master.
+	deadline := time.Now().Add(60 * time.Second)
+	failed := 0
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		res, err := h.Handle(ctx, &hooks.Event{Event: hooks.PreToolUse, Tenant: "acme", Agent: "x", ToolName: "exec"})
+		cancel()
+		if err == nil {
+			if res.Decision != hooks.Allow {
+				t.Fatalf("call 4, after the failover and %d failed calls: %s", failed, res.Reason)
+			}
+			break
+		}
+		failed++
+		if time.Now().After(deadline) {
+			t.Fatalf("no answer within a minute of the failover: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	rc := h.(*rateLimit).counter.(*redisCounter)
+	for rc.withdrawals.len() > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if res := call(t, h, "acme", "x", "exec"); res.Decision != hooks.Allow {
+		t.Fatalf("call 5: %s", res.Reason)
+	}
+	if res := call(t, h, "acme", "x", "exec"); res.Decision != hooks.Block {
+		t.Fatal("call 6 allowed on a budget of 5: the count did not carry over to the new master")
+	}
+	promoted := redis.NewClient(&redis.Options{Addr: s.ReplicaAddr, Password: "failover-secret"})
+	defer promoted.Close()
+	info, err := promoted.Info(context.Background(), "replication").Result()
+	if err != nil || !strings.Contains(info, "role:master") {
+		t.Fatalf("the promoted replica: %v %s", err, info)
 	}
 }

@@ -16,7 +16,7 @@ import (
 // be reached down under a name of its own, and no name holds an address.
 func TestReadinessReportsSentinelAndCluster(t *testing.T) {
 	nodes := testenv.StartRedisCluster(t)
-	s := testenv.StartRedisSentinel(t, "ready-master-pw", "")
+	s := testenv.StartRedisSentinel(t, testenv.SentinelOptions{MasterPassword: "ready-master-pw"})
 	t.Setenv("READY_TEST_TOKEN", "tok-ready")
 	t.Setenv("READY_REDIS_PW", "ready-master-pw")
 	dir := t.TempDir()

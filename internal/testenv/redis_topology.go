@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -112,15 +113,16 @@ func redisProcessTLS(t testing.TB, bin, name string, port int, auth string, tlsC
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", name, err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	exited := make(chan struct{})
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		<-exited
 	})
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	c := redis.NewClient(&redis.Options{Addr: addr, Password: auth, TLSConfig: tlsCfg, MaxRetries: -1, DialTimeout: time.Second})
-	defer c.Close()
+	defer func() { _ = c.Close() }()
 	deadline := time.Now().Add(startTimeout)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -130,10 +132,9 @@ func redisProcessTLS(t testing.TB, bin, name string, port int, auth string, tlsC
 			return addr
 		}
 		select {
-		case werr := <-exited:
-			exited <- werr
+		case <-exited:
 			log, _ := os.ReadFile(filepath.Join(dir, "redis.log"))
-			t.Fatalf("%s on %s exited (%v) before answering:\n%s", name, addr, werr, log)
+			t.Fatalf("%s on %s exited (%v) before answering:\n%s", name, addr, waitErr, log)
 		default:
 		}
 		if time.Now().After(deadline) {
@@ -143,46 +144,110 @@ func redisProcessTLS(t testing.TB, bin, name string, port int, auth string, tlsC
 	}
 }
 
-// RedisSentinel is a master and one sentinel watching it.
+// RedisSentinel is a master, with a replica if asked for, and one
+// sentinel watching it.
 type RedisSentinel struct {
 	MasterName   string
 	MasterAddr   string
+	ReplicaAddr  string // "" without a replica
 	SentinelAddr string
+	opt          SentinelOptions
 }
 
-// StartRedisSentinel starts a fresh master (password masterPass, "" for
-// none) and a sentinel (password sentinelPass) that monitors it as
-// "hookgate-test", and returns once the sentinel names the master.
-func StartRedisSentinel(t testing.TB, masterPass, sentinelPass string) RedisSentinel {
+// SentinelOptions say how StartRedisSentinel sets the servers up.
+type SentinelOptions struct {
+	MasterPassword   string // requirepass of the master and its replica; "" for none
+	SentinelPassword string // the sentinel's requirepass; "" for none
+	Replica          bool   // a replica the sentinel can promote (Failover)
+}
+
+// StartRedisSentinel starts a fresh master (and replica) and a sentinel
+// that monitors it as "hookgate-test", and returns once the sentinel
+// names the master (and knows the replica, in sync).
+func StartRedisSentinel(t testing.TB, o SentinelOptions) RedisSentinel {
 	t.Helper()
 	bin := RedisServer(t)
 	var masterConf []string
-	if masterPass != "" {
-		masterConf = []string{"requirepass " + masterPass}
+	if o.MasterPassword != "" {
+		masterConf = []string{"requirepass " + o.MasterPassword, "masterauth " + o.MasterPassword}
 	}
-	master := redisProcess(t, bin, "master", FreePort(t, false), masterPass, masterConf)
-	const name = "hookgate-test"
-	host, port, _ := net.SplitHostPort(master)
-	conf := []string{"sentinel monitor " + name + " " + host + " " + port + " 1"}
-	if masterPass != "" {
-		conf = append(conf, "sentinel auth-pass "+name+" "+masterPass)
+	s := RedisSentinel{MasterName: "hookgate-test", opt: o}
+	s.MasterAddr = redisProcess(t, bin, "master", FreePort(t, false), o.MasterPassword, masterConf)
+	host, port, _ := net.SplitHostPort(s.MasterAddr)
+	if o.Replica {
+		s.ReplicaAddr = redisProcess(t, bin, "replica", FreePort(t, false), o.MasterPassword,
+			append(slices.Clone(masterConf), "replicaof "+host+" "+port))
+		r := redis.NewClient(&redis.Options{Addr: s.ReplicaAddr, Password: o.MasterPassword, MaxRetries: -1})
+		defer func() { _ = r.Close() }()
+		waitFor(t, "the replica in sync", func(ctx context.Context) (bool, string) {
+			info, err := r.Info(ctx, "replication").Result()
+			return err == nil && strings.Contains(info, "master_link_status:up"), fmt.Sprint(info, err)
+		})
 	}
-	if sentinelPass != "" {
-		conf = append(conf, "requirepass "+sentinelPass)
+	conf := []string{"sentinel monitor " + s.MasterName + " " + host + " " + port + " 1"}
+	if o.MasterPassword != "" {
+		conf = append(conf, "sentinel auth-pass "+s.MasterName+" "+o.MasterPassword)
 	}
-	sentinel := redisProcess(t, bin, "sentinel", FreePort(t, false), sentinelPass, conf, "--sentinel")
-	c := redis.NewSentinelClient(&redis.Options{Addr: sentinel, Password: sentinelPass, MaxRetries: -1})
-	defer c.Close()
+	if o.SentinelPassword != "" {
+		conf = append(conf, "requirepass "+o.SentinelPassword)
+	}
+	s.SentinelAddr = redisProcess(t, bin, "sentinel", FreePort(t, false), o.SentinelPassword, conf, "--sentinel")
+	c := s.sentinelClient()
+	defer func() { _ = c.Close() }()
+	waitFor(t, "the sentinel naming the master", func(ctx context.Context) (bool, string) {
+		got, err := c.GetMasterAddrByName(ctx, s.MasterName).Result()
+		return err == nil && len(got) == 2 && net.JoinHostPort(got[0], got[1]) == s.MasterAddr, fmt.Sprint(got, err)
+	})
+	if o.Replica {
+		waitFor(t, "the sentinel knowing the replica", func(ctx context.Context) (bool, string) {
+			rs, err := c.Replicas(ctx, s.MasterName).Result()
+			for _, r := range rs {
+				if net.JoinHostPort(r["ip"], r["port"]) == s.ReplicaAddr && r["flags"] == "slave" && r["master-link-status"] == "ok" {
+					return true, ""
+				}
+			}
+			return false, fmt.Sprint(rs, err)
+		})
+	}
+	return s
+}
+
+func (s RedisSentinel) sentinelClient() *redis.SentinelClient {
+	return redis.NewSentinelClient(&redis.Options{Addr: s.SentinelAddr, Password: s.opt.SentinelPassword, MaxRetries: -1})
+}
+
+// Failover has the sentinel promote the replica (SENTINEL FAILOVER) and
+// returns once the sentinel names it as the master.
+func (s RedisSentinel) Failover(t testing.TB) {
+	t.Helper()
+	if s.ReplicaAddr == "" {
+		t.Fatal("Failover needs SentinelOptions.Replica")
+	}
+	c := s.sentinelClient()
+	defer func() { _ = c.Close() }()
+	if err := c.Failover(context.Background(), s.MasterName).Err(); err != nil {
+		t.Fatalf("SENTINEL FAILOVER: %v", err)
+	}
+	waitFor(t, "the sentinel naming the promoted replica", func(ctx context.Context) (bool, string) {
+		got, err := c.GetMasterAddrByName(ctx, s.MasterName).Result()
+		return err == nil && len(got) == 2 && net.JoinHostPort(got[0], got[1]) == s.ReplicaAddr, fmt.Sprint(got, err)
+	})
+}
+
+// waitFor polls ok until it holds, failing t after startTimeout with what
+// it saw last.
+func waitFor(t testing.TB, what string, ok func(context.Context) (bool, string)) {
+	t.Helper()
 	deadline := time.Now().Add(startTimeout)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		got, err := c.GetMasterAddrByName(ctx, name).Result()
+		done, last := ok(ctx)
 		cancel()
-		if err == nil && len(got) == 2 && net.JoinHostPort(got[0], got[1]) == master {
-			return RedisSentinel{MasterName: name, MasterAddr: master, SentinelAddr: sentinel}
+		if done {
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("sentinel %s does not name master %s within %s: %v %v", sentinel, master, startTimeout, got, err)
+			t.Fatalf("waited %s for %s; last: %s", startTimeout, what, last)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -222,12 +287,12 @@ func StartRedisCluster(t testing.TB) []string {
 				break
 			}
 			if time.Now().After(deadline) {
-				c.Close()
+				_ = c.Close()
 				t.Fatalf("node %s not ok within %s: %v\n%s", a, startTimeout, err, info)
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
-		c.Close()
+		_ = c.Close()
 	}
 	return addrs
 }
