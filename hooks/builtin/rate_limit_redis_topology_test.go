@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -102,6 +103,8 @@ func TestRedisClusterSharedBudget(t *testing.T) {
 	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: nodes})
 	defer cc.Close()
 	ctx := context.Background()
+	// ForEachMaster calls its function on every master at once.
+	var mu sync.Mutex
 	counters := 0
 	mastersWithKeys := 0
 	err := cc.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
@@ -109,6 +112,8 @@ func TestRedisClusterSharedBudget(t *testing.T) {
 		if err != nil {
 			return err
 		}
+		mu.Lock()
+		defer mu.Unlock()
 		if len(keys) > 0 {
 			mastersWithKeys++
 		}
