@@ -62,15 +62,17 @@ func TestStartRedisCluster(t *testing.T) {
 	nodes := StartRedisCluster(t)
 	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: nodes})
 	defer func() { _ = c.Close() }()
-	slots, err := c.ClusterSlots(context.Background()).Result()
+	shards, err := c.ClusterShards(context.Background()).Result()
 	if err != nil {
 		t.Fatal(err)
 	}
-	covered := 0
-	for _, s := range slots {
-		covered += s.End - s.Start + 1
+	var covered int64
+	for _, s := range shards {
+		for _, r := range s.Slots {
+			covered += r.End - r.Start + 1
+		}
 	}
-	if len(nodes) != 3 || covered != 16384 {
-		t.Fatalf("%d nodes, %d slots served", len(nodes), covered)
+	if len(nodes) != 3 || len(shards) != 3 || covered != 16384 {
+		t.Fatalf("%d nodes, %d shards, %d slots served", len(nodes), len(shards), covered)
 	}
 }
