@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/hookgate/hookgate/hooks/toolclass"
 )
 
@@ -178,7 +180,7 @@ func (e *Engine) Dispatch(ctx context.Context, ev *Event) Outcome {
 			out.Executions = append(out.Executions, x)
 			continue
 		}
-		res, x, ran := e.execute(ctx, h, cur)
+		res, x, ran, sp := e.execute(ctx, h, cur)
 		if !ran {
 			continue
 		}
@@ -186,11 +188,13 @@ func (e *Engine) Dispatch(ctx context.Context, ev *Event) Outcome {
 			e.stripObserved(h, cur, res, &x)
 			x.Applied = x.Decision
 			x.Observed = true
+			endHookSpan(sp, &x)
 			e.rec.HookExecuted(x)
 			continue
 		}
 		next, stop := e.apply(h, cur, res, &x, &out)
 		cur = next
+		endHookSpan(sp, &x)
 		e.rec.HookExecuted(x)
 		out.Executions = append(out.Executions, x)
 		if stop {
@@ -213,31 +217,34 @@ func (e *Engine) Dispatch(ctx context.Context, ev *Event) Outcome {
 	}
 	e.commitTyped(cur, &out)
 	if len(observers) > 0 {
-		e.observe(cur, observers)
+		e.observe(cur, observers, spanOf(ctx))
 	}
 	return out
 }
 
 // execute evaluates the hook's condition and runs its handler. ran is
-// false when the condition did not match (nothing to record).
-func (e *Engine) execute(ctx context.Context, h *hook, ev *Event) (res Result, x Execution, ran bool) {
+// false when the condition did not match (nothing to record). sp is the
+// execution's span (tracing.go), nil when not traced; the caller ends it
+// once the decision is applied.
+func (e *Engine) execute(ctx context.Context, h *hook, ev *Event) (res Result, x Execution, ran bool, sp trace.Span) {
 	start := time.Now()
 	x = e.newExecution(h, ev)
 	if h.cond != nil {
 		ok, err := h.cond.eval(ev)
 		if err != nil {
 			x.Decision, x.Cause, x.Duration = Error, err, time.Since(start)
-			return Result{}, x, true
+			return Result{}, x, true, nil
 		}
 		if !ok {
-			return Result{}, x, false
+			return Result{}, x, false, nil
 		}
 	}
+	ctx, sp = startHookSpan(ctx, h, ev)
 	if e.slots != nil {
 		if !e.slots.Acquire(ctx) {
 			x.Decision, x.Duration = Error, time.Since(start)
 			x.Cause = &OverloadError{Limit: "limits.max_concurrent_hooks", Max: e.slots.Max()}
-			return Result{}, x, true
+			return Result{}, x, true, sp
 		}
 		slot := &execSlot{l: e.slots}
 		defer slot.release()
@@ -273,7 +280,7 @@ func (e *Engine) execute(ctx context.Context, h *hook, ev *Event) (res Result, x
 			x.Decision, x.Cause = Error, fmt.Errorf("handler returned invalid decision %q", res.Decision)
 		}
 	}
-	return res, x, true
+	return res, x, true, sp
 }
 
 // callHandler runs a handler, turning a panic into an error.

@@ -19,6 +19,7 @@ import (
 	"github.com/hookgate/hookgate/approvals"
 	"github.com/hookgate/hookgate/config"
 	"github.com/hookgate/hookgate/hooks/toolclass"
+	"github.com/hookgate/hookgate/internal/tracing"
 	"github.com/hookgate/hookgate/proxy"
 )
 
@@ -44,11 +45,14 @@ type App struct {
 	// ReloadFile last read them (see Watch).
 	reloadedFiles atomic.Pointer[string]
 	proxy         *proxy.Server
-	admin         *proxy.Admin
-	proxyLn       net.Listener
-	adminLn       net.Listener
-	log           *slog.Logger
-	serveErrs     chan error
+	// tracing exports the spans (nil: tracing off); it is built at start
+	// and kept across reloads.
+	tracing   *tracing.Provider
+	admin     *proxy.Admin
+	proxyLn   net.Listener
+	adminLn   net.Listener
+	log       *slog.Logger
+	serveErrs chan error
 }
 
 // Build constructs hookgate for cfg without listening. It opens the store
@@ -106,7 +110,16 @@ func Build(cfg *config.Config, log *slog.Logger) (*App, error) {
 		_ = pers.Close(ctx) // the build already failed; that error is the one to report
 		return nil, err
 	}
-	if a.proxy, err = proxy.New(proxyConfig(cfg), pol.proxyOptions(log, a.metrics, a.limits)); err != nil {
+	if a.tracing, err = startTracing(cfg); err != nil {
+		pol.release()
+		a.ready.setDependencies(nil)
+		_ = pers.Close(ctx) // the build already failed; that error is the one to report
+		return nil, err
+	}
+	popts := pol.proxyOptions(log, a.metrics, a.limits)
+	popts.Tracer = a.tracing.Tracer()
+	if a.proxy, err = proxy.New(proxyConfig(cfg), popts); err != nil {
+		_ = a.tracing.Shutdown(ctx)
 		pol.release()
 		a.ready.setDependencies(nil)
 		_ = pers.Close(ctx) // the build already failed; that error is the one to report
@@ -239,6 +252,11 @@ func (a *App) Shutdown(ctx context.Context) error {
 	// After the engine is closed, so its last executions are queued.
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), auditFlushGrace)
 	defer cancel()
+	// The spans of the requests that finished are exported, within the
+	// same grace; the collector's failure is logged, not returned.
+	if terr := a.tracing.Shutdown(fctx); terr != nil {
+		a.log.Warn("tracing: spans not exported at shutdown", "err", terr)
+	}
 	if perr := a.persistence.Close(fctx); perr != nil && err == nil {
 		err = perr
 	}

@@ -1,0 +1,31 @@
+package app
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hookgate/hookgate/config"
+	"github.com/hookgate/hookgate/internal/tracing"
+)
+
+// startTracing builds the tracer provider of cfg's tracing block; nil when
+// tracing is off. The exporter connects lazily: a collector that is down
+// costs dropped spans, never a failed start.
+func startTracing(cfg *config.Config) (*tracing.Provider, error) {
+	t := cfg.Tracing
+	if !t.Enabled {
+		return nil, nil
+	}
+	p, err := tracing.New(context.Background(), tracing.Options{
+		Endpoint:    t.Endpoint,
+		Protocol:    t.Protocol,
+		Insecure:    t.Insecure,
+		Headers:     t.Headers,
+		SampleRatio: t.Ratio(),
+		ServiceName: t.ServiceName,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("tracing: %w", err)
+	}
+	return p, nil
+}
