@@ -1,7 +1,9 @@
 package tracing
 
 import (
+	"bytes"
 	"context"
+	"strings"
 
 	"github.com/valyala/fasthttp"
 	"go.opentelemetry.io/otel/propagation"
@@ -29,10 +31,25 @@ func InjectRequest(ctx context.Context, h *fasthttp.RequestHeader) {
 	if !trace.SpanContextFromContext(ctx).IsValid() {
 		return
 	}
-	for _, f := range propagator.Fields() {
-		h.Del(f)
-	}
+	delFold(h, propagator.Fields())
 	propagator.Inject(ctx, requestHeaderCarrier{h})
+}
+
+// delFold removes every header named one of names in any letter case: a
+// request whose header names keep the client's spelling could otherwise
+// carry the client's traceparent beside hookgate's.
+func delFold(h *fasthttp.RequestHeader, names []string) {
+	var drop [][]byte
+	for k := range h.All() {
+		for _, n := range names {
+			if strings.EqualFold(string(k), n) {
+				drop = append(drop, bytes.Clone(k))
+			}
+		}
+	}
+	for _, k := range drop {
+		h.DelBytes(k)
+	}
 }
 
 // InjectHTTP writes the span context of ctx into a net/http header (an
