@@ -151,6 +151,7 @@ func TestTracesOfABlockedStreamedToolCall(t *testing.T) {
 		hgChunk(hgCall(0, "call_tr1", "exec", `{"command":`), ""),
 		hgChunk(hgCall(0, "", "", `"`+traceToolArg+`"}`), ""),
 		hgChunk(`{}`, "tool_calls"),
+		`data: {"id":"chatcmpl-hg","object":"chat.completion.chunk","created":1700000000,"model":"m","choices":[],"usage":{"prompt_tokens":11,"completion_tokens":7,"total_tokens":18}}`+"\n\n",
 	), mockupstream.Chunking{Mode: mockupstream.PerEvent}))
 
 	const clientTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
@@ -196,6 +197,11 @@ func TestTracesOfABlockedStreamedToolCall(t *testing.T) {
 	} {
 		if got := spanString(reqSpan, key); got != want {
 			t.Errorf("request span %s = %q, want %q", key, got, want)
+		}
+	}
+	for key, want := range map[string]int64{"gen_ai.usage.input_tokens": 11, "gen_ai.usage.output_tokens": 7} {
+		if v, _ := spanAttr(reqSpan, key); v.GetIntValue() != want {
+			t.Errorf("request span %s = %v, want %d", key, v, want)
 		}
 	}
 	reqID := hex.EncodeToString(reqSpan.SpanId)

@@ -236,8 +236,11 @@ func (s *chatStream) onFrame(ctx context.Context, f *providers.SSEFrame) error {
 		// Other malformed upstream JSON is relayed as it came.
 		return s.passOrQueue(f.Raw, nil, nil)
 	}
-	if s.chunk.HasUsage() && s.x.retryPossible() {
-		s.retry.lastUsage = clone(s.chunk.Usage.Raw)
+	if s.chunk.HasUsage() {
+		if s.x.retryPossible() {
+			s.retry.lastUsage = clone(s.chunk.Usage.Raw)
+		}
+		s.x.noteUsage(ctx, s.chunk.Usage.Raw)
 	}
 	if s.retry.continuing() {
 		cont, err := s.continuationFrame(f)

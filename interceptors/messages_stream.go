@@ -198,6 +198,7 @@ func (s *messagesStream) onFrame(ctx context.Context, f *providers.SSEFrame) err
 			return s.fail("unreadable_event", "the upstream started a second message in one stream", errSecondStart)
 		}
 		s.started = true
+		s.x.noteUsageAt(ctx, ev.Message.Raw, "usage")
 		if err := providers.CheckMessageStart(ev.Message.Raw); err != nil {
 			return s.fail("unreadable_event", "the upstream's message_start already carries content blocks, which clients read as the message's own and hookgate does not judge", err)
 		}
@@ -276,6 +277,7 @@ func (s *messagesStream) onFrame(ctx context.Context, f *providers.SSEFrame) err
 		s.judge(ctx, b)
 		return nil
 	case ev.Is(providers.MessageDelta):
+		s.x.noteUsageAt(ctx, f.Data, "usage")
 		return s.pass(ctx, f, msgDelta, nil)
 	case ev.Is(providers.MessageStop):
 		s.terminal = true

@@ -608,6 +608,7 @@ func (s *responsesStream) judge(ctx context.Context, c *rsCall) {
 // complete now, calls only its output lists are judged, and it waits
 // behind everything held.
 func (s *responsesStream) onTerminal(ctx context.Context, fr *rsFrame) error {
+	s.x.noteUsageAt(ctx, fr.data, "response.usage")
 	final, err := providers.ReadResponsesOutput(fr.data, providers.EventOutput)
 	if err != nil {
 		return s.fail("unreadable_event", "the upstream's final event could not be read, so the calls it lists could not be judged", err)

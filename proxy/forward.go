@@ -25,7 +25,7 @@ func (s *Server) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ex 
 	req := fasthttp.AcquireRequest()
 	resp := fasthttp.AcquireResponse()
 	up.prepare(req, &ctx.Request, x.upPath, body, ex != nil, x.apiKey)
-	x.startUpstreamSpan(req, body)
+	x.startUpstreamSpan(req)
 	upStart := time.Now()
 	// hookgate's own time on the request: everything before the upstream
 	// call except waiting for hooks.

@@ -35,6 +35,7 @@ type exchange struct {
 	// status the client's, for the spans a stream ends after the handler.
 	span, upSpan     trace.Span
 	upStatus, status int
+	describer        interceptors.Describer // the read request's model and usage, for the spans
 }
 
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
@@ -116,7 +117,6 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	kind := d.kind
 	x.upPath = d.upPath
 
-	x.describeRequest(body)
 	if !s.admit(ctx, x, kind, body) {
 		return
 	}
@@ -137,9 +137,11 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		}
 		ex, err = rt.interceptors[d.format.Name].Begin(x.ctx, req)
 		if err != nil {
+			x.describeRequest(nil)
 			s.writeInterceptError(ctx, x, err)
 			return
 		}
+		x.describeRequest(ex)
 		if r := ex.Reply(); r != nil {
 			ctx.SetStatusCode(r.Status)
 			ctx.SetContentType(r.ContentType)
@@ -148,6 +150,8 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		}
 		body = ex.Body()
 		s.offerResend(ctx, x, ex)
+	} else {
+		x.describeRequest(nil)
 	}
 	streaming = s.forward(ctx, x, body, ex)
 }

@@ -3,13 +3,13 @@ package proxy
 import (
 	"context"
 
-	"github.com/tidwall/gjson"
 	"github.com/valyala/fasthttp"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/hookgate/hookgate/interceptors"
 	"github.com/hookgate/hookgate/internal/tracing"
 )
 
@@ -35,18 +35,21 @@ func (s *Server) startRequestSpan(ctx *fasthttp.RequestCtx, x *exchange) {
 	}
 }
 
-// describeRequest adds what is known once the upstream is chosen: the
-// provider, the upstream's name, and on a route hookgate reads, the
-// requested model (a name, never the messages).
-func (x *exchange) describeRequest(body []byte) {
+// describeRequest adds what is known once the upstream is chosen and,
+// on a route hookgate reads, the request read: the provider, the
+// upstream's name and the requested model (a name, never the messages).
+func (x *exchange) describeRequest(ex interceptors.Exchange) {
 	if x.span == nil || !x.span.IsRecording() {
 		return
 	}
-	x.span.SetAttributes(genAIAttributes(x, body)...)
+	if d, ok := ex.(interceptors.Describer); ok {
+		x.describer = d
+	}
+	x.span.SetAttributes(genAIAttributes(x)...)
 }
 
 // genAIAttributes are the GenAI semantic conventions' request attributes.
-func genAIAttributes(x *exchange, body []byte) []attribute.KeyValue {
+func genAIAttributes(x *exchange) []attribute.KeyValue {
 	attrs := []attribute.KeyValue{
 		tracing.Upstream.String(x.up.name),
 		semconv.GenAIProviderNameKey.String(genAIProvider(x.up.provider)),
@@ -54,11 +57,34 @@ func genAIAttributes(x *exchange, body []byte) []attribute.KeyValue {
 	}
 	if x.read != nil {
 		attrs = append(attrs, semconv.GenAIOperationNameKey.String(genAIOperation(x.read.Provider)))
-		if m := gjson.GetBytes(body, "model"); m.Type == gjson.String && m.Str != "" && len(m.Str) <= 200 {
-			attrs = append(attrs, semconv.GenAIRequestModel(m.Str))
-		}
+	}
+	if m := x.model(); m != "" {
+		attrs = append(attrs, semconv.GenAIRequestModel(m))
 	}
 	return attrs
+}
+
+// model is the model the request named, as its interceptor read it ("" on
+// a route hookgate does not read, or one too long to be a name).
+func (x *exchange) model() string {
+	if x.describer == nil {
+		return ""
+	}
+	if m := x.describer.Model(); len(m) <= 200 {
+		return m
+	}
+	return ""
+}
+
+// describeUsage puts the response's token counts, when its interceptor
+// read them, on the request's span.
+func (x *exchange) describeUsage() {
+	if x.describer == nil || !x.span.IsRecording() {
+		return
+	}
+	if in, out, ok := x.describer.Usage(); ok {
+		x.span.SetAttributes(semconv.GenAIUsageInputTokens(int(in)), semconv.GenAIUsageOutputTokens(int(out)))
+	}
 }
 
 // genAIProvider is the semantic conventions' name of a provider.
@@ -83,25 +109,19 @@ func genAIOperation(provider string) string {
 // startUpstreamSpan starts the client span of the upstream call and writes
 // its traceparent into req, replacing the client's. A request that is
 // traced but not sampled passes on its unsampled parent.
-func (x *exchange) startUpstreamSpan(req *fasthttp.Request, body []byte) {
+func (x *exchange) startUpstreamSpan(req *fasthttp.Request) {
 	if x.span == nil {
 		return
 	}
 	ctx := x.ctx
 	if x.span.IsRecording() {
 		name := "upstream " + x.up.name
-		model := ""
-		if x.read != nil {
-			if m := gjson.GetBytes(body, "model"); m.Type == gjson.String && len(m.Str) <= 200 {
-				model = m.Str
-			}
-		}
-		if model != "" {
-			name = genAIOperation(x.read.Provider) + " " + model
+		if m := x.model(); m != "" && x.read != nil {
+			name = genAIOperation(x.read.Provider) + " " + m
 		}
 		ctx, x.upSpan = trace.SpanFromContext(x.ctx).TracerProvider().Tracer(tracing.Scope).
 			Start(x.ctx, name, trace.WithSpanKind(trace.SpanKindClient))
-		x.upSpan.SetAttributes(genAIAttributes(x, body)...)
+		x.upSpan.SetAttributes(genAIAttributes(x)...)
 		x.upSpan.SetAttributes(semconv.ServerAddress(x.up.host), semconv.HTTPRequestMethodKey.String(string(req.Header.Method())))
 	}
 	tracing.InjectRequest(ctx, &req.Header)
@@ -139,6 +159,7 @@ func (x *exchange) endSpans(status int) {
 		return
 	}
 	x.endUpstreamSpan(x.upStatus, "")
+	x.describeUsage()
 	if status > 0 {
 		x.span.SetAttributes(semconv.HTTPResponseStatusCode(status))
 		if status >= 500 {
