@@ -334,3 +334,74 @@ func TestTraceparentReachesTheUpstream(t *testing.T) {
 		})
 	}
 }
+
+func TestTracesOfABlockedMessagesToolUse(t *testing.T) {
+	t.Setenv("OTEL_BSP_SCHEDULE_DELAY", "50")
+	t.Setenv("HG_TRACE_TOKEN", "collector-token-1")
+	rcv := startOTLPReceiver(t)
+	mock := mockupstream.Start(t)
+	a := startApp(t, "listen: 127.0.0.1:0\nadmin:\n  listen: 127.0.0.1:0\nupstreams:\n  - name: claude\n    provider: anthropic\n    base_url: "+mock.URL()+"\n"+tracingConfig(rcv)+denyShell)
+	ev := func(name, data string) string { return "event: " + name + "\ndata: " + data + "\n\n" }
+	mock.Enqueue(mockupstream.Stream([]byte(
+		ev("message_start", `{"type":"message_start","message":{"id":"msg_tr","type":"message","role":"assistant","model":"claude-trace","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":21,"output_tokens":1}}}`)+
+			ev("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_tr","name":"exec","input":{}}}`)+
+			ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"command\": \"`+traceToolArg+`\"}"}}`)+
+			ev("content_block_stop", `{"type":"content_block_stop","index":0}`)+
+			ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":9}}`)+
+			ev("message_stop", `{"type":"message_stop"}`)),
+		mockupstream.Chunking{Mode: mockupstream.PerEvent}))
+	req := `{"model":"claude-trace","max_tokens":100,"stream":true,"messages":[{"role":"user","content":"` + tracePrompt + `"}]}`
+	status, _, body := rawPost(t, a.URL(), "/v1/messages", []byte(req), map[string]string{
+		"x-api-key": traceAPIKey, "anthropic-version": "2023-06-01",
+	})
+	if status != 200 || !strings.Contains(string(body), "blocked by deny-shell") {
+		t.Fatalf("the call was not blocked: %d %s", status, hgShort(body))
+	}
+	spans := rcv.waitSpans(t, func(s *tracepb.Span) bool { return s.Kind == tracepb.Span_SPAN_KIND_SERVER })
+	var reqSpan, upSpan, held, hook *tracepb.Span
+	for _, sp := range spans {
+		switch {
+		case sp.Kind == tracepb.Span_SPAN_KIND_SERVER:
+			reqSpan = sp
+		case sp.Kind == tracepb.Span_SPAN_KIND_CLIENT:
+			upSpan = sp
+		case spanString(sp, "hookgate.held.outcome") != "":
+			held = sp
+		case spanString(sp, "hookgate.hook.id") == "deny-shell":
+			hook = sp
+		}
+	}
+	if reqSpan == nil || upSpan == nil || held == nil || hook == nil {
+		t.Fatalf("missing spans among %v", spanNames(spans))
+	}
+	if len(reqSpan.ParentSpanId) != 0 {
+		t.Errorf("a request without traceparent got a parent")
+	}
+	if spanString(reqSpan, "gen_ai.provider.name") != "anthropic" || spanString(reqSpan, "gen_ai.request.model") != "claude-trace" || upSpan.Name != "chat claude-trace" {
+		t.Errorf("request span %v / upstream span %q lack the GenAI attributes", reqSpan.Attributes, upSpan.Name)
+	}
+	for key, want := range map[string]int64{"gen_ai.usage.input_tokens": 21, "gen_ai.usage.output_tokens": 9} {
+		if v, _ := spanAttr(reqSpan, key); v.GetIntValue() != want {
+			t.Errorf("request span %s = %v, want %d", key, v, want)
+		}
+	}
+	if string(held.ParentSpanId) != string(reqSpan.SpanId) || string(hook.ParentSpanId) != string(held.SpanId) || string(upSpan.ParentSpanId) != string(reqSpan.SpanId) {
+		t.Errorf("span tree wrong: upstream under %x, held under %x, hook under %x; request %x, held %x",
+			upSpan.ParentSpanId, held.ParentSpanId, hook.ParentSpanId, reqSpan.SpanId, held.SpanId)
+	}
+	if held.Name != "hold exec" || spanString(held, "gen_ai.tool.call.id") != "toolu_tr" || spanString(held, "hookgate.decision") != "block" || spanString(hook, "hookgate.decision") != "block" {
+		t.Errorf("held span %q %v, hook span %v", held.Name, held.Attributes, hook.Attributes)
+	}
+	for _, sp := range spans {
+		for _, at := range sp.Attributes {
+			for _, secret := range []string{traceAPIKey, "TRACE-SECRET-ARG", tracePrompt, "rm -rf"} {
+				if strings.Contains(at.Value.String(), secret) {
+					t.Errorf("span %q attribute %s carries %q", sp.Name, at.Key, secret)
+				}
+			}
+		}
+	}
+	if got := mock.Requests()[0].Header.Get("Traceparent"); !strings.HasSuffix(got, hex.EncodeToString(upSpan.SpanId)+"-01") {
+		t.Errorf("upstream traceparent %q is not the upstream span's", got)
+	}
+}
