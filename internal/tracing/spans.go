@@ -4,20 +4,19 @@ import (
 	"context"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 )
 
 // Attribute keys of hookgate's own (the GenAI ones come from semconv).
 const (
-	HookID       = attribute.Key("hookgate.hook.id")
-	HookEvent    = attribute.Key("hookgate.hook.event")
-	Decision     = attribute.Key("hookgate.decision")
+	HookID    = attribute.Key("hookgate.hook.id")
+	HookEvent = attribute.Key("hookgate.hook.event")
+	Decision  = attribute.Key("hookgate.decision")
 	// DecisionApplied is what the engine did with a hook's decision.
 	DecisionApplied = attribute.Key("hookgate.decision.applied")
-	Upstream     = attribute.Key("hookgate.upstream")
-	HeldOutcome  = attribute.Key("hookgate.held.outcome")
-	HookClass    = attribute.Key("hookgate.hook.class")
+	Upstream        = attribute.Key("hookgate.upstream")
+	HeldOutcome     = attribute.Key("hookgate.held.outcome")
+	HookClass       = attribute.Key("hookgate.hook.class")
 	// GenAISystem is the older name of gen_ai.provider.name, still read
 	// by many backends.
 	GenAISystem = attribute.Key("gen_ai.system")
@@ -38,12 +37,4 @@ func Child(ctx context.Context, name string, kind trace.SpanKind) (context.Conte
 		return ctx, nil
 	}
 	return parent.TracerProvider().Tracer(Scope).Start(ctx, name, trace.WithSpanKind(kind))
-}
-
-// Fail marks sp as failed with a short description that names no secret
-// (a status, a code); nil does nothing.
-func Fail(sp trace.Span, description string) {
-	if sp != nil {
-		sp.SetStatus(codes.Error, description)
-	}
 }
