@@ -405,3 +405,63 @@ func TestTracesOfABlockedMessagesToolUse(t *testing.T) {
 		t.Errorf("upstream traceparent %q is not the upstream span's", got)
 	}
 }
+
+func TestTracesOfAResponsesStreamWithOneCallBlocked(t *testing.T) {
+	t.Setenv("OTEL_BSP_SCHEDULE_DELAY", "50")
+	t.Setenv("HG_TRACE_TOKEN", "collector-token-1")
+	rcv := startOTLPReceiver(t)
+	s := startStack(t, tracingConfig(rcv)+`hooks:
+  - id: house-rules
+    event: session_start
+    handler:
+      type: script
+      source: |
+        function handle(e) { return { decision: "allow", additionalContext: "House rules." }; }
+  - id: no-multiply
+    event: pre_tool_use
+    matcher: multiply
+    handler:
+      type: script
+      source: |
+        function handle(e) { return { decision: "block", reason: "multiplication is off" }; }
+`)
+	stream, _ := fixtureBody(t, "openai-responses/gpt5-reasoning-two-function-calls.sse")
+	s.mock.Enqueue(mockupstream.Stream(stream, mockupstream.Chunking{Mode: mockupstream.Random, Size: 40, Seed: 5}))
+	status, _, body := rawPost(t, s.app.URL(), "/v1/responses", []byte(`{"model":"gpt-5","stream":true,"input":"`+tracePrompt+`"}`), nil)
+	if status != 200 || !strings.Contains(string(body), "multiplication is off") {
+		t.Fatalf("status %d: %s", status, hgShort(body))
+	}
+	spans := rcv.waitSpans(t, func(s *tracepb.Span) bool { return s.Kind == tracepb.Span_SPAN_KIND_SERVER })
+	byName := map[string]*tracepb.Span{}
+	for _, sp := range spans {
+		byName[sp.Name] = sp
+	}
+	req, add, mul := byName["POST /v1/responses"], byName["hold add"], byName["hold multiply"]
+	hookMul, hookRules := byName["hook no-multiply"], byName["hook house-rules"]
+	if req == nil || add == nil || mul == nil || hookMul == nil || hookRules == nil || byName["chat gpt-5"] == nil {
+		t.Fatalf("spans %v", spanNames(spans))
+	}
+	if spanString(add, "hookgate.held.outcome") != "released" || spanString(add, "hookgate.decision") != "allow" ||
+		spanString(mul, "hookgate.held.outcome") != "blocked" || spanString(mul, "hookgate.hook.id") != "no-multiply" {
+		t.Errorf("held spans: add %v, multiply %v", add.Attributes, mul.Attributes)
+	}
+	if string(hookMul.ParentSpanId) != string(mul.SpanId) || string(mul.ParentSpanId) != string(req.SpanId) || string(add.ParentSpanId) != string(req.SpanId) {
+		t.Errorf("held calls are not under the request, or the hook not under its call")
+	}
+	// A request-side hook runs under the request's span.
+	if string(hookRules.ParentSpanId) != string(req.SpanId) || spanString(hookRules, "hookgate.hook.event") != "session_start" {
+		t.Errorf("session_start hook span %v under %x", hookRules.Attributes, hookRules.ParentSpanId)
+	}
+	for key, want := range map[string]int64{"gen_ai.usage.input_tokens": 109, "gen_ai.usage.output_tokens": 223} {
+		if v, _ := spanAttr(req, key); v.GetIntValue() != want {
+			t.Errorf("request span %s = %v, want %d", key, v, want)
+		}
+	}
+	for _, sp := range spans {
+		for _, at := range sp.Attributes {
+			if strings.Contains(at.Value.String(), tracePrompt) || strings.Contains(at.Value.String(), "multiplication is off") {
+				t.Errorf("span %q attribute %s carries a prompt or a reason: %s", sp.Name, at.Key, at.Value)
+			}
+		}
+	}
+}
