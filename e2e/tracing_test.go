@@ -465,3 +465,50 @@ func TestTracesOfAResponsesStreamWithOneCallBlocked(t *testing.T) {
 		}
 	}
 }
+
+func TestTracesOfAGeminiStreamWithOneCallBlocked(t *testing.T) {
+	t.Setenv("OTEL_BSP_SCHEDULE_DELAY", "50")
+	t.Setenv("HG_TRACE_TOKEN", "collector-token-1")
+	rcv := startOTLPReceiver(t)
+	s := startGeminiStack(t, tracingConfig(rcv)+blockMultiply)
+	s.mock.Enqueue(mockupstream.Stream(geminiFixture(t, geminiParallel), chunkings[0]))
+	status, _, body := rawPost(t, s.app.URL(), "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse&key=client-key-SECRET",
+		[]byte(`{"contents":[{"role":"user","parts":[{"text":"`+tracePrompt+`"}]}]}`), nil)
+	if status != 200 {
+		t.Fatalf("status %d: %s", status, hgShort(body))
+	}
+	spans := rcv.waitSpans(t, func(s *tracepb.Span) bool { return s.Kind == tracepb.Span_SPAN_KIND_SERVER })
+	byName := map[string]*tracepb.Span{}
+	for _, sp := range spans {
+		byName[sp.Name] = sp
+	}
+	var req *tracepb.Span
+	for _, sp := range spans {
+		if sp.Kind == tracepb.Span_SPAN_KIND_SERVER {
+			req = sp
+		}
+	}
+	add, mul := byName["hold add"], byName["hold multiply"]
+	if add == nil || mul == nil {
+		t.Fatalf("spans %v", spanNames(spans))
+	}
+	if spanString(add, "hookgate.held.outcome") != "released" || spanString(mul, "hookgate.held.outcome") != "blocked" ||
+		string(mul.ParentSpanId) != string(req.SpanId) {
+		t.Errorf("held spans: add %v, multiply %v", add.Attributes, mul.Attributes)
+	}
+	if spanString(req, "gen_ai.provider.name") != "gcp.gemini" || spanString(req, "gen_ai.operation.name") != "generate_content" || spanString(req, "gen_ai.request.model") != "gemini-2.5-flash" {
+		t.Errorf("request span %v", req.Attributes)
+	}
+	for _, sp := range spans {
+		for _, at := range sp.Attributes {
+			for _, secret := range []string{"client-key-SECRET", "upstream-key", tracePrompt} {
+				if strings.Contains(at.Value.String(), secret) {
+					t.Errorf("span %q attribute %s carries %q", sp.Name, at.Key, secret)
+				}
+			}
+		}
+	}
+	if got := s.mock.Requests()[0].Header.Get("Traceparent"); got == "" {
+		t.Errorf("the upstream got no traceparent")
+	}
+}
