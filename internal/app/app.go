@@ -163,6 +163,9 @@ func (a *App) Reload(cfg *config.Config) error {
 		return err
 	}
 	a.limits.apply(cfg)
+	if tracingChanged(a.Config, cfg) {
+		a.log.Warn("tracing: the tracing block changed; it takes effect at the next restart")
+	}
 	a.current.Store(pol)
 	a.ready.setDependencies(redisDependencies(cfg))
 	a.configApplied(cfg, "reload")

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"reflect"
 
 	"github.com/hookgate/hookgate/config"
 	"github.com/hookgate/hookgate/internal/tracing"
@@ -28,4 +29,10 @@ func startTracing(cfg *config.Config) (*tracing.Provider, error) {
 		return nil, fmt.Errorf("tracing: %w", err)
 	}
 	return p, nil
+}
+
+// tracingChanged reports a reload whose tracing block differs from the
+// one hookgate started with (which stays in force until a restart).
+func tracingChanged(started, next *config.Config) bool {
+	return !reflect.DeepEqual(started.Tracing, next.Tracing)
 }
