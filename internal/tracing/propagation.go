@@ -11,8 +11,8 @@ import (
 )
 
 // propagator reads and writes W3C traceparent and tracestate only:
-// baggage is never continued, so a client cannot put its entries on
-// hookgate's upstream and hook requests.
+// hookgate neither reads baggage nor writes any into the requests it
+// makes (a hook's request carries none of the agent's entries).
 var propagator = propagation.TraceContext{}
 
 // Fields are the headers the propagator reads and writes.
