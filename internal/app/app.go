@@ -255,16 +255,23 @@ func (a *App) Shutdown(ctx context.Context) error {
 	// After the engine is closed, so its last executions are queued.
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), auditFlushGrace)
 	defer cancel()
-	// The spans of the requests that finished are exported, within the
-	// same grace; the collector's failure is logged, not returned.
-	if terr := a.tracing.Shutdown(fctx); terr != nil {
-		a.log.Warn("tracing: spans not exported at shutdown", "err", terr)
-	}
 	if perr := a.persistence.Close(fctx); perr != nil && err == nil {
 		err = perr
 	}
+	// Then the spans still queued are exported, within a grace of their
+	// own, so that a collector that is down never costs audit records;
+	// its failure is logged, not returned.
+	tctx, tcancel := context.WithTimeout(context.WithoutCancel(ctx), tracingFlushGrace)
+	defer tcancel()
+	if terr := a.tracing.Shutdown(tctx); terr != nil {
+		a.log.Warn("tracing: spans not exported at shutdown", "err", terr)
+	}
 	return err
 }
+
+// tracingFlushGrace is how long the spans still queued at shutdown may
+// take to be exported.
+const tracingFlushGrace = 2 * time.Second
 
 // Close shuts down with a short grace period; for tests and the demo.
 func (a *App) Close() {
