@@ -110,7 +110,7 @@ func Build(cfg *config.Config, log *slog.Logger) (*App, error) {
 		_ = pers.Close(ctx) // the build already failed; that error is the one to report
 		return nil, err
 	}
-	if a.tracing, err = startTracing(cfg); err != nil {
+	if a.tracing, err = startTracing(cfg, log); err != nil {
 		pol.release()
 		a.ready.setDependencies(nil)
 		_ = pers.Close(ctx) // the build already failed; that error is the one to report

@@ -3,7 +3,9 @@ package app
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"reflect"
+	"time"
 
 	"github.com/hookgate/hookgate/config"
 	"github.com/hookgate/hookgate/internal/tracing"
@@ -12,11 +14,12 @@ import (
 // startTracing builds the tracer provider of cfg's tracing block; nil when
 // tracing is off. The exporter connects lazily: a collector that is down
 // costs dropped spans, never a failed start.
-func startTracing(cfg *config.Config) (*tracing.Provider, error) {
+func startTracing(cfg *config.Config, log *slog.Logger) (*tracing.Provider, error) {
 	t := cfg.Tracing
 	if !t.Enabled {
 		return nil, nil
 	}
+	tracing.LogErrors(log, 30*time.Second)
 	p, err := tracing.New(context.Background(), tracing.Options{
 		Endpoint:    t.Endpoint,
 		Protocol:    t.Protocol,

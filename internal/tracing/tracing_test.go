@@ -2,10 +2,15 @@ package tracing
 
 import (
 	"context"
+	"errors"
+	"log/slog"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/valyala/fasthttp"
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -132,3 +137,27 @@ func TestNewRefusesWhatItCannotExportTo(t *testing.T) {
 		t.Fatal("a nil provider is not tracing off")
 	}
 }
+
+func TestExportFailuresAreLoggedSpaced(t *testing.T) {
+	var buf strings.Builder
+	var mu sync.Mutex
+	log := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return buf.Write(p)
+	}), nil))
+	LogErrors(log, time.Hour)
+	defer otel.SetErrorHandler(otel.ErrorHandlerFunc(func(error) {}))
+	for range 3 {
+		otel.Handle(errors.New("collector refused"))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if n := strings.Count(buf.String(), "tracing: spans not exported"); n != 1 || !strings.Contains(buf.String(), "collector refused") {
+		t.Fatalf("%d lines: %s", n, buf.String())
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
