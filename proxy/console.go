@@ -59,7 +59,9 @@ type DecisionDesk interface {
 
 // DecisionFilter selects decisions; empty fields select all.
 type DecisionFilter struct {
-	Hook, Session, Decision string
+	Hook, Session, Decision, Tool, Tenant, Agent string
+	// DryRun keeps only the would-decisions of dry_run hooks.
+	DryRun bool
 	// Limit is how many of the newest to show (at most 500; <= 0: 100).
 	Limit int
 }
@@ -172,12 +174,20 @@ func (c *console) api(reqCtx context.Context, ctx *fasthttp.RequestCtx, rest str
 		list, err := a.opts.Approvals.List(reqCtx, string(ctx.QueryArgs().Peek("status")), s.tok.tenants)
 		a.reply(ctx, list, fasthttp.StatusInternalServerError, err)
 	case len(parts) == 3 && parts[0] == "approvals" && (parts[2] == "approve" || parts[2] == "reject") && ctx.IsPost() && a.opts.Approvals != nil:
-		out, status, err := a.opts.Approvals.Decide(reqCtx, parts[1], parts[2] == "approve", s.tok.name, s.tok.tenants)
+		comment, ok := answerComment(ctx)
+		if !ok {
+			return
+		}
+		out, status, err := a.opts.Approvals.Decide(reqCtx, parts[1], parts[2] == "approve", s.tok.name, comment, s.tok.tenants)
 		a.reply(ctx, out, status, err)
 	case rest == "decisions" && ctx.IsGet() && c.opts.Decisions != nil:
 		q := ctx.QueryArgs()
 		limit, _ := strconv.Atoi(string(q.Peek("limit")))
-		f := DecisionFilter{Hook: string(q.Peek("hook")), Session: string(q.Peek("session")), Decision: string(q.Peek("decision")), Limit: limit}
+		f := DecisionFilter{
+			Hook: string(q.Peek("hook")), Session: string(q.Peek("session")), Decision: string(q.Peek("decision")),
+			Tool: string(q.Peek("tool")), Tenant: string(q.Peek("tenant")), Agent: string(q.Peek("agent")),
+			DryRun: string(q.Peek("dry_run")) == "1", Limit: limit,
+		}
 		out, err := c.opts.Decisions.Decisions(reqCtx, f, s.tok.tenants)
 		a.reply(ctx, out, fasthttp.StatusInternalServerError, err)
 	case rest == "policy" && ctx.IsGet() && c.opts.Policy != nil:

@@ -49,7 +49,8 @@ func (d decisionDesk) Decisions(ctx context.Context, f proxy.DecisionFilter, ten
 	}
 	limit = min(limit, maxDecisions)
 	rows, err := d.st.ListExecutions(ctx, store.ExecutionFilter{
-		HookID: f.Hook, SessionID: f.Session, Decision: f.Decision, Tenants: tenants, Limit: limit,
+		HookID: f.Hook, SessionID: f.Session, Decision: f.Decision, Tool: f.Tool, Tenant: f.Tenant, Agent: f.Agent,
+		DryRun: f.DryRun, Tenants: tenants, Limit: limit,
 	})
 	if err != nil {
 		return nil, err
@@ -67,7 +68,7 @@ func (d decisionDesk) Decisions(ctx context.Context, f proxy.DecisionFilter, ten
 		out[i] = map[string]any{
 			"id": x.ID, "hook": x.HookID, "session": x.SessionID, "event": x.Event, "decision": x.Decision,
 			"duration_ms": float64(x.Duration.Microseconds()) / 1000, "error": note, "side_effects": effects,
-			"created_at": x.CreatedAt,
+			"created_at": x.CreatedAt, "tool": x.Tool, "tenant": x.Tenant, "agent": x.Agent, "reason": x.Reason,
 		}
 	}
 	return map[string]any{"decisions": out}, nil
