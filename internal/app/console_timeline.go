@@ -140,4 +140,3 @@ func timelineKey(key string) *store.AuditKey {
 	}
 	return k
 }
-
