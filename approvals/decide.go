@@ -21,7 +21,13 @@ var ErrWrongChannel = errors.New("the answer came through another channel than t
 // none). The answer is claimed atomically: of two approvers, one wins; the
 // loser gets store.ErrNotPending with the winning row.
 func (g *Gate) Decide(ctx context.Context, id string, approve bool, by string) (store.Confirmation, error) {
-	c, err := decide(ctx, g.store, id, approve, by)
+	return g.Answer(ctx, id, approve, by, "")
+}
+
+// Answer is Decide with the approver's comment, recorded with the answer
+// (the console and the admin API take one).
+func (g *Gate) Answer(ctx context.Context, id string, approve bool, by, comment string) (store.Confirmation, error) {
+	c, err := decide(ctx, g.store, id, approve, by, comment)
 	if err == nil {
 		g.wakeAll(id)
 	}
@@ -31,10 +37,10 @@ func (g *Gate) Decide(ctx context.Context, id string, approve bool, by string) (
 // Decide is the gate's answer path without a running gate: the command
 // line writes to the store directly, so it works while hookgate is down.
 func Decide(ctx context.Context, st *store.Store, id string, approve bool, by string) (store.Confirmation, error) {
-	return decide(ctx, st, id, approve, by)
+	return decide(ctx, st, id, approve, by, "")
 }
 
-func decide(ctx context.Context, st *store.Store, id string, approve bool, by string) (store.Confirmation, error) {
+func decide(ctx context.Context, st *store.Store, id string, approve bool, by, comment string) (store.Confirmation, error) {
 	c, err := st.GetConfirmation(ctx, id)
 	if err != nil {
 		return store.Confirmation{}, err
@@ -45,7 +51,7 @@ func decide(ctx context.Context, st *store.Store, id string, approve bool, by st
 	}
 	// Bound to the question's own tool and arguments: an answer can never
 	// release another call.
-	return st.DecideConfirmation(ctx, store.Verdict{ID: id, Status: status, Tool: c.Tool, ArgsHash: c.ArgsHash, By: by})
+	return st.DecideConfirmation(ctx, store.Verdict{ID: id, Status: status, Tool: c.Tool, ArgsHash: c.ArgsHash, By: by, Comment: comment})
 }
 
 // Get returns question id.
@@ -128,6 +134,9 @@ func Describe(c store.Confirmation) map[string]any {
 	}
 	if c.RespondedBy != "" {
 		out["responded_by"] = c.RespondedBy
+	}
+	if c.Comment != "" {
+		out["comment"] = c.Comment
 	}
 	return out
 }

@@ -22,6 +22,7 @@ type Config struct {
 	Channels          []Channel    `yaml:"channels"`
 	Tenants           []Tenant     `yaml:"tenants"`
 	Metrics           Metrics      `yaml:"metrics"`
+	Tracing           Tracing      `yaml:"tracing"`
 
 	// Path is the file the configuration was read from ("" when built in
 	// code); BaseDir resolves relative paths inside it.

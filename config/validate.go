@@ -70,6 +70,7 @@ func validate(c *Config, root *yaml.Node, ps *problems, lookup func(string) (str
 	validateScriptMemory(c, root, ps)
 	validateStore(c, root, ps, lookup)
 	validateTenants(c, root, ps, lookup)
+	validateTracing(c, root, ps, lookup)
 	switch c.Log.Level {
 	case "debug", "info", "warn", "error":
 	default:

@@ -25,7 +25,8 @@ const consoleShotsEnv = "HOOKGATE_CONSOLE_SCREENSHOTS"
 
 // The operator's console in headless Chromium (e2e/console/console.test.mjs):
 // it logs in, sees the call the approval hook holds appear live, approves
-// it, filters the decisions and sees the refused reload. The held call is
+// it with a comment, filters the decisions (by tool too), opens the
+// session's timeline and the costs page, and sees the refused reload. The held call is
 // released to the agent, with the tool call it was held for.
 //
 // Run by scripts/test's console stage: go test -tags console -run TestConsoleInABrowser ./e2e/
@@ -115,7 +116,7 @@ func TestConsoleInABrowser(t *testing.T) {
 	if !bytes.Contains(released, []byte(`"name":"pay"`)) || bytes.Contains(released, []byte("[hookgate]")) {
 		t.Fatalf("the call approved in the console did not reach the agent:\n%s", released)
 	}
-	for _, f := range []string{"console-login.png", "console-approvals.png", "console-decisions.png", "console-policy.png"} {
+	for _, f := range []string{"console-login.png", "console-approvals.png", "console-decisions.png", "console-session.png", "console-costs.png", "console-policy.png"} {
 		if st, err := os.Stat(filepath.Join(shots, f)); err != nil || st.Size() == 0 {
 			t.Errorf("screenshot %s missing: %v", f, err)
 		}

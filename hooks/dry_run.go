@@ -5,6 +5,8 @@ import (
 	"errors"
 	"sync/atomic"
 	"time"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 // A dry_run hook is a blocking or contributing hook that is judged but
@@ -58,7 +60,7 @@ func queueDryRun(jobs []dryRunJob, h *hook, cur *Event) []dryRunJob {
 
 // observeDryRun hands the dry_run hooks of one dispatch to the observer
 // pool: one job per event they saw, or drops them.
-func (e *Engine) observeDryRun(jobs []dryRunJob) {
+func (e *Engine) observeDryRun(jobs []dryRunJob, parent trace.Span) {
 	for start := 0; start < len(jobs); {
 		end := start + 1
 		for end < len(jobs) && jobs[end].ev == jobs[start].ev {
@@ -71,7 +73,7 @@ func (e *Engine) observeDryRun(jobs []dryRunJob) {
 		ev := jobs[start].ev
 		if e.pool == nil || !e.acquire() {
 			e.dropDryRun(ev.Event, hs)
-		} else if !e.pool.submit(observerJob{ev: ev, hooks: hs, dry: true}) {
+		} else if !e.pool.submit(observerJob{ev: ev, hooks: hs, dry: true, parent: parent}) {
 			e.release()
 			e.dropDryRun(ev.Event, hs)
 		}
@@ -108,8 +110,9 @@ var dryRunDropLogged atomic.Int64
 
 // runDryRun judges one dry_run hook on the event it would have seen and
 // records its would-decision. It runs on an observer worker.
-func (e *Engine) runDryRun(h *hook, ev *Event) {
+func (e *Engine) runDryRun(ctx context.Context, h *hook, ev *Event) {
 	var x Execution
+	var sp trace.Span
 	if h.asks {
 		start := time.Now()
 		x = e.newExecution(h, ev)
@@ -129,7 +132,10 @@ func (e *Engine) runDryRun(h *hook, ev *Event) {
 			x.Decision, x.Reason = WouldAsk, "a person would have been asked"
 		}
 	} else {
-		res, ex, ran := e.execute(context.Background(), h, ev, nil)
+		var res Result
+		var ex Execution
+		var ran bool
+		res, ex, ran, sp = e.execute(ctx, h, ev, nil)
 		if !ran {
 			return
 		}
@@ -137,6 +143,7 @@ func (e *Engine) runDryRun(h *hook, ev *Event) {
 		x.Decision, x.Reason = e.wouldDecide(h, ev, res, &x)
 	}
 	x.Applied, x.Observed, x.DryRun = Allow, true, true
+	endHookSpan(sp, &x)
 	e.rec.HookExecuted(x)
 }
 

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/hookgate/hookgate/hooks/toolclass"
 )
 
@@ -207,7 +209,7 @@ func (e *Engine) dispatch(ctx context.Context, ev *Event) Outcome {
 			out.Executions = append(out.Executions, x)
 			continue
 		}
-		res, x, ran := e.execute(ctx, h, cur, e.slots)
+		res, x, ran, sp := e.execute(ctx, h, cur, e.slots)
 		if !ran {
 			continue
 		}
@@ -215,11 +217,13 @@ func (e *Engine) dispatch(ctx context.Context, ev *Event) Outcome {
 			e.stripObserved(h, cur, res, &x)
 			x.Applied = x.Decision
 			x.Observed = true
+			endHookSpan(sp, &x)
 			e.rec.HookExecuted(x)
 			continue
 		}
 		next, stop := e.apply(h, cur, res, &x, &out)
 		cur = next
+		endHookSpan(sp, &x)
 		e.rec.HookExecuted(x)
 		out.Executions = append(out.Executions, x)
 		if stop {
@@ -242,35 +246,37 @@ func (e *Engine) dispatch(ctx context.Context, ev *Event) Outcome {
 	}
 	e.commitTyped(cur, &out)
 	if len(observers) > 0 {
-		e.observe(cur, observers)
+		e.observe(cur, observers, spanOf(ctx))
 	}
 	if len(dry) > 0 {
-		e.observeDryRun(dry)
+		e.observeDryRun(dry, spanOf(ctx))
 	}
 	return out
 }
 
 // execute evaluates the hook's condition and runs its handler, in one of
 // slots when slots is not nil. ran is false when the condition did not
-// match (nothing to record).
-func (e *Engine) execute(ctx context.Context, h *hook, ev *Event, slots Limiter) (res Result, x Execution, ran bool) {
+// match (nothing to record). sp is the execution's span (tracing.go), nil
+// when not traced; the caller ends it once the decision is applied.
+func (e *Engine) execute(ctx context.Context, h *hook, ev *Event, slots Limiter) (res Result, x Execution, ran bool, sp trace.Span) {
 	start := time.Now()
 	x = e.newExecution(h, ev)
 	if h.cond != nil {
 		ok, err := h.cond.eval(ev)
 		if err != nil {
 			x.Decision, x.Cause, x.Duration = Error, err, time.Since(start)
-			return Result{}, x, true
+			return Result{}, x, true, nil
 		}
 		if !ok {
-			return Result{}, x, false
+			return Result{}, x, false, nil
 		}
 	}
+	ctx, sp = startHookSpan(ctx, h, ev)
 	if slots != nil {
 		if !slots.Acquire(ctx) {
 			x.Decision, x.Duration = Error, time.Since(start)
 			x.Cause = &OverloadError{Limit: "limits.max_concurrent_hooks", Max: slots.Max()}
-			return Result{}, x, true
+			return Result{}, x, true, sp
 		}
 		slot := &execSlot{l: slots}
 		defer slot.release()
@@ -306,7 +312,7 @@ func (e *Engine) execute(ctx context.Context, h *hook, ev *Event, slots Limiter)
 			x.Decision, x.Cause = Error, fmt.Errorf("handler returned invalid decision %q", res.Decision)
 		}
 	}
-	return res, x, true
+	return res, x, true, sp
 }
 
 // callHandler runs a handler, turning a panic into an error.

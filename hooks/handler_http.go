@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"text/template"
+
+	"github.com/hookgate/hookgate/internal/tracing"
 )
 
 // httpHandler POSTs each event to an operator-configured URL: the event
@@ -131,6 +133,9 @@ func (h *httpHandler) post(ctx context.Context, ev *Event, body []byte) (Result,
 	if ev.EventID != "" {
 		req.Header.Set("X-Hookgate-Event-Id", ev.EventID)
 	}
+	// The hook's span goes on as the hook service's parent (W3C
+	// traceparent), when the request is traced.
+	tracing.InjectHTTP(ctx, req.Header)
 	resp, err := h.client.Do(req)
 	if err != nil {
 		return Result{}, fmt.Errorf("http hook %q: POST %s: %w", h.id, h.display, redactURLError(err))

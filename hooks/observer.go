@@ -3,6 +3,8 @@ package hooks
 import (
 	"context"
 	"sync"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 // observerPool runs observing hooks off the request path: a fixed number of
@@ -21,6 +23,9 @@ type observerJob struct {
 	hooks []*hook
 	// dry marks a job of dry_run hooks (runDryRun), not observers.
 	dry bool
+	// parent is the span the event was dispatched under (nil untraced):
+	// the observers' spans hang under it after it has ended.
+	parent trace.Span
 }
 
 func newObserverPool(e *Engine, workers, queue int) *observerPool {
@@ -33,7 +38,7 @@ func newObserverPool(e *Engine, workers, queue int) *observerPool {
 }
 
 // observe queues the observing hooks of an event, or drops them.
-func (e *Engine) observe(ev *Event, hooks []*hook) {
+func (e *Engine) observe(ev *Event, hooks []*hook, parent trace.Span) {
 	if e.pool == nil || !e.acquire() {
 		for _, h := range hooks {
 			e.rec.ObserverDropped(ev.Event, h.id)
@@ -43,7 +48,7 @@ func (e *Engine) observe(ev *Event, hooks []*hook) {
 	// The job keeps its own copy of the event struct: the caller may reuse
 	// its Event once Dispatch returns (its maps are shared, read-only).
 	cp := *ev
-	if !e.pool.submit(observerJob{ev: &cp, hooks: hooks}) {
+	if !e.pool.submit(observerJob{ev: &cp, hooks: hooks, parent: parent}) {
 		e.release()
 		for _, h := range hooks {
 			e.rec.ObserverDropped(ev.Event, h.id)
@@ -75,20 +80,25 @@ func (p *observerPool) work() {
 
 func (p *observerPool) run(j observerJob) {
 	defer p.e.release()
+	ctx := context.Background()
+	if j.parent != nil {
+		ctx = trace.ContextWithSpan(ctx, j.parent)
+	}
 	if j.dry {
 		for _, h := range j.hooks {
-			p.e.runDryRun(h, j.ev)
+			p.e.runDryRun(ctx, h, j.ev)
 		}
 		return
 	}
 	for _, h := range j.hooks {
-		res, x, ran := p.e.execute(context.Background(), h, j.ev, p.e.slots)
+		res, x, ran, sp := p.e.execute(ctx, h, j.ev, p.e.slots)
 		if !ran {
 			continue
 		}
 		p.e.stripObserved(h, j.ev, res, &x)
 		x.Applied = x.Decision
 		x.Observed = true
+		endHookSpan(sp, &x)
 		p.e.rec.HookExecuted(x)
 	}
 }

@@ -245,6 +245,7 @@ func (x *chatExchange) RelayStream(ctx context.Context, upstream io.Reader, clie
 }
 
 func (x *chatExchange) FinishPlain(ctx context.Context, body []byte) ([]byte, error) {
+	x.noteUsageAt(ctx, body, "usage")
 	if !x.watchesResponse() {
 		return body, nil
 	}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/hookgate/hookgate/hooks"
 	"github.com/hookgate/hookgate/providers"
 )
@@ -87,6 +89,7 @@ type heldCall struct {
 	emitted  bool
 	raw      int8 // 0 undecided, 1 emit the frames as they came, -1 synthesise
 	v        verdict
+	span     trace.Span // nil when not traced (held_span.go)
 }
 
 // queuedFrame is an event that must follow the held calls: a finish, what
@@ -132,6 +135,7 @@ func (s *chatStream) run(ctx context.Context, upstream io.Reader) error {
 	for _, c := range s.calls {
 		if !c.emitted {
 			s.x.held(-1) // never emitted: truncated, failed or retried
+			abandonHeldSpan(c.span)
 		}
 	}
 	return err
@@ -232,8 +236,11 @@ func (s *chatStream) onFrame(ctx context.Context, f *providers.SSEFrame) error {
 		// Other malformed upstream JSON is relayed as it came.
 		return s.passOrQueue(f.Raw, nil, nil)
 	}
-	if s.chunk.HasUsage() && s.x.retryPossible() {
-		s.retry.lastUsage = clone(s.chunk.Usage.Raw)
+	if s.chunk.HasUsage() {
+		if s.x.retryPossible() {
+			s.retry.lastUsage = clone(s.chunk.Usage.Raw)
+		}
+		s.x.noteUsage(ctx, s.chunk.Usage.Raw)
 	}
 	if s.retry.continuing() {
 		cont, err := s.continuationFrame(f)
@@ -321,7 +328,7 @@ func (s *chatStream) holdToolFrame(ctx context.Context, f *providers.SSEFrame, f
 			return s.fail("invalid_tool_call", "the upstream sent a tool call hookgate cannot hold: "+err.Error(), err)
 		}
 		for ord := len(cs.calls); ord < cs.asm.Len(); ord++ {
-			c := &heldCall{choice: cs, ordinal: ord, template: hf.data}
+			c := &heldCall{choice: cs, ordinal: ord, template: hf.data, span: startHeldSpan(ctx)}
 			cs.calls = append(cs.calls, c)
 			s.calls = append(s.calls, c)
 			s.x.held(1)
@@ -437,10 +444,11 @@ func (s *chatStream) judge(ctx context.Context, c *heldCall) {
 	c.args = clone(tc.NormalizedArguments())
 	ev := s.x.id.event(hooks.PreToolUse, s.responseID, c.id, strconv.Itoa(c.choice.index)+"/"+strconv.Itoa(c.ordinal))
 	ev.ToolName, ev.ToolCallID = c.name, c.id
+	nameHeldSpan(c.span, c.name, c.id)
 	s.judging++
 	engine := s.x.chat.opts.Engine
 	go func() {
-		c.v = judgeToolCall(ctx, engine, ev, c.args)
+		c.v = judgeToolCall(heldContext(ctx, c.span), engine, ev, c.args)
 		s.judged <- c
 	}()
 }

@@ -62,6 +62,7 @@ func (s *chatStream) emitCall(c *heldCall) (bool, error) {
 	if c.v.Decision == hooks.Block {
 		c.emitted = true
 		s.x.held(-1)
+		endHeldSpan(c.span, &c.v)
 		s.x.countToolCall(c.name, c.v.Decision)
 		cs.blocked++
 		cs.shifted = true
@@ -88,6 +89,7 @@ func (s *chatStream) emitCall(c *heldCall) (bool, error) {
 	}
 	c.emitted = true
 	s.x.held(-1)
+	endHeldSpan(c.span, &c.v)
 	s.x.countToolCall(c.name, c.v.Decision)
 	s.x.chat.clock.issued(s.x.id.session, c.id)
 	index := cs.survived

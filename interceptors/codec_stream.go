@@ -7,6 +7,8 @@ import (
 	"io"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/hookgate/hookgate/hooks"
 	"github.com/hookgate/hookgate/providers"
 )
@@ -63,6 +65,7 @@ type codecCall struct {
 	frame *codecFrame
 	i     int
 	v     verdict
+	span  trace.Span // nil when not traced (held_span.go)
 }
 
 func newCodecStream(x *codecExchange, client Sink) *codecStream {
@@ -93,6 +96,9 @@ func (s *codecStream) run(ctx context.Context, upstream io.Reader) error {
 	}
 	for _, fr := range s.queue {
 		s.x.held(-len(fr.calls)) // never written: truncated, failed or abandoned
+		for _, c := range fr.calls {
+			abandonHeldSpan(c.span)
+		}
 	}
 	return err
 }
@@ -203,7 +209,8 @@ func (s *codecStream) hold(ctx context.Context, raw, payload []byte) error {
 	s.x.held(len(fr.f.Calls))
 	s.queue = append(s.queue, fr)
 	for i := range fr.f.Calls {
-		c := &codecCall{frame: fr, i: i}
+		c := &codecCall{frame: fr, i: i, span: startHeldSpan(ctx)}
+		nameHeldSpan(c.span, fr.f.Calls[i].Name, fr.f.Calls[i].ID)
 		fr.calls = append(fr.calls, c)
 		if !s.x.c.loop.has(hooks.PreToolUse) {
 			c.v = verdict{Decision: hooks.Allow, Arguments: fr.f.Calls[i].Args}
@@ -214,7 +221,7 @@ func (s *codecStream) hold(ctx context.Context, raw, payload []byte) error {
 		ev := s.x.callEvent(&fr.f.Calls[i])
 		args := fr.f.Calls[i].Args
 		go func() {
-			c.v = judgeToolCall(ctx, s.x.c.loop.opts.Engine, ev, args)
+			c.v = judgeToolCall(heldContext(ctx, c.span), s.x.c.loop.opts.Engine, ev, args)
 			s.judged <- c
 		}()
 	}
@@ -241,6 +248,9 @@ func (s *codecStream) emit(ctx context.Context, fr *codecFrame) error {
 	edits, kept := s.x.decide(fr.f.Calls, verdictsOf(fr.calls), &s.added)
 	s.survived += kept
 	s.x.held(-len(fr.calls))
+	for _, c := range fr.calls {
+		endHeldSpan(c.span, &c.v)
+	}
 	text := ""
 	if fr.f.Ends && !fr.f.Error {
 		shown, disclaimer, err := s.x.c.loop.settleAnswer(ctx, &s.x.exchangeState, &s.added, s.text, s.survived == 0, s.x.mayDisclaim())

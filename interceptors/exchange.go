@@ -80,6 +80,16 @@ type StreamReader interface {
 	StreamsResponse() bool
 }
 
+// Describer is implemented by exchanges that can name, for the request's
+// trace, the model the request asked for ("" when it named none) and the
+// tokens the response reported (ok false until a usage member was read,
+// and always while the request is not traced: usage is only read for a
+// recording span). Neither is ever a prompt or a result.
+type Describer interface {
+	Model() string
+	Usage() (input, output int64, ok bool)
+}
+
 // Timer is implemented by exchanges that report how long they waited for
 // hooks and how long they worked on a stream themselves, so the proxy can
 // report hookgate's own overhead without the upstream's or the hooks' time.

@@ -4,7 +4,10 @@ import (
 	"context"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/hookgate/hookgate/hooks"
+	"github.com/hookgate/hookgate/internal/tracing"
 )
 
 // exchangeState is what every wire format's exchange keeps: who the
@@ -19,6 +22,59 @@ type exchangeState struct {
 	// beside it and are not counted).
 	hookTime time.Duration
 	work     time.Duration
+
+	// usage is the token counts the response reported, read only for a
+	// traced request (noteUsage).
+	usage struct {
+		input, output int64
+		ok            bool
+	}
+}
+
+// Model is the model the request named (Describer).
+func (x *exchangeState) Model() string {
+	if x.id == nil {
+		return ""
+	}
+	return x.id.model
+}
+
+// Usage is the token counts the response reported (Describer).
+func (x *exchangeState) Usage() (input, output int64, ok bool) {
+	return x.usage.input, x.usage.output, x.usage.ok
+}
+
+// noteUsageAt reads the usage member at path of doc (noteUsage), when
+// ctx's request is traced.
+func (x *exchangeState) noteUsageAt(ctx context.Context, doc []byte, path string) {
+	if !tracing.Recording(ctx) {
+		return
+	}
+	if u := gjson.GetBytes(doc, path); u.IsObject() {
+		x.noteUsage(ctx, []byte(u.Raw))
+	}
+}
+
+// noteUsage reads a usage member's token counts, under either
+// vocabulary (prompt_tokens / completion_tokens, input_tokens /
+// output_tokens), when ctx's request is traced. A later member replaces
+// the counts it carries (a final chunk's totals).
+func (x *exchangeState) noteUsage(ctx context.Context, raw []byte) {
+	if len(raw) == 0 || !tracing.Recording(ctx) {
+		return
+	}
+	for _, k := range [...]struct {
+		key string
+		dst *int64
+	}{
+		{"prompt_tokens", &x.usage.input}, {"input_tokens", &x.usage.input},
+		{"completion_tokens", &x.usage.output}, {"output_tokens", &x.usage.output},
+	} {
+		if v := gjson.GetBytes(raw, k.key); v.Type == gjson.Number {
+			*k.dst = v.Int()
+			x.usage.ok = true
+		}
+	}
 }
 
 // Timing reports the time the exchange waited for hooks and the time it

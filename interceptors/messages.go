@@ -109,6 +109,7 @@ func (x *messagesExchange) RelayStream(ctx context.Context, upstream io.Reader, 
 }
 
 func (x *messagesExchange) FinishPlain(ctx context.Context, body []byte) ([]byte, error) {
+	x.noteUsageAt(ctx, body, "usage")
 	if !x.watchesResponse() {
 		return body, nil
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hookgate/hookgate/hooks"
 	"github.com/hookgate/hookgate/providers"
@@ -102,6 +103,7 @@ type msgBlock struct {
 	abandoned  bool   // the upstream failed before it stopped: never written
 	emitted    bool
 	v          verdict
+	span       trace.Span // nil when not traced (held_span.go)
 }
 
 func newMessagesStream(x *messagesExchange, client Sink) *messagesStream {
@@ -130,6 +132,7 @@ func (s *messagesStream) run(ctx context.Context, upstream io.Reader) error {
 	for _, b := range s.blocks {
 		if b.tool && !b.emitted {
 			s.x.held(-1) // never written: truncated, failed or abandoned
+			abandonHeldSpan(b.span)
 		}
 	}
 	return err
@@ -195,6 +198,7 @@ func (s *messagesStream) onFrame(ctx context.Context, f *providers.SSEFrame) err
 			return s.fail("unreadable_event", "the upstream started a second message in one stream", errSecondStart)
 		}
 		s.started = true
+		s.x.noteUsageAt(ctx, ev.Message.Raw, "usage")
 		if err := providers.CheckMessageStart(ev.Message.Raw); err != nil {
 			return s.fail("unreadable_event", "the upstream's message_start already carries content blocks, which clients read as the message's own and hookgate does not judge", err)
 		}
@@ -218,6 +222,8 @@ func (s *messagesStream) onFrame(ctx context.Context, f *providers.SSEFrame) err
 		}
 		s.toolUses++
 		s.x.held(1)
+		b.span = startHeldSpan(ctx)
+		nameHeldSpan(b.span, b.name, b.id)
 		s.hold(f, msgBlockStart, b)
 		return nil
 	case ev.Is(providers.ContentBlockDelta):
@@ -271,6 +277,7 @@ func (s *messagesStream) onFrame(ctx context.Context, f *providers.SSEFrame) err
 		s.judge(ctx, b)
 		return nil
 	case ev.Is(providers.MessageDelta):
+		s.x.noteUsageAt(ctx, f.Data, "usage")
 		return s.pass(ctx, f, msgDelta, nil)
 	case ev.Is(providers.MessageStop):
 		s.terminal = true
@@ -358,7 +365,7 @@ func (s *messagesStream) judge(ctx context.Context, b *msgBlock) {
 	s.judging++
 	engine := s.x.m.loop.opts.Engine
 	go func() {
-		b.v = judgeToolCall(ctx, engine, ev, args)
+		b.v = judgeToolCall(heldContext(ctx, b.span), engine, ev, args)
 		s.judged <- b
 	}()
 }
@@ -391,6 +398,7 @@ func (s *messagesStream) emit(ctx context.Context, f *msgFrame) error {
 		if b.tool {
 			b.emitted = true
 			s.x.held(-1)
+			endHeldSpan(b.span, &b.v)
 			s.x.countToolCall(b.name, b.v.Decision)
 			if b.v.Decision == hooks.Block {
 				// Not written: its note joins the answer's last text.

@@ -153,6 +153,7 @@ func (x *responsesExchange) relay() *streamRelay {
 }
 
 func (x *responsesExchange) FinishPlain(ctx context.Context, body []byte) ([]byte, error) {
+	x.noteUsageAt(ctx, body, "usage")
 	if !x.hooked {
 		return body, nil
 	}

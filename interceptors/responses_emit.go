@@ -219,6 +219,7 @@ func (s *responsesStream) emitEvents(evs []providers.ResponsesEventOut) error {
 func (s *responsesStream) emitCall(c *rsCall) error {
 	c.emitted = true
 	s.x.held(-1)
+	endHeldSpan(c.span, &c.v)
 	s.x.countToolCall(c.name, c.v.Decision)
 	if c.v.Decision == hooks.Block {
 		// Not written: its note joins the answer's last text, and the

@@ -6,6 +6,8 @@ import (
 	"io"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/hookgate/hookgate/hooks"
 	"github.com/hookgate/hookgate/providers"
 )
@@ -153,9 +155,10 @@ type rsCall struct {
 	item      []byte
 	hasItem   bool
 	hasDelta  bool
-	addedLen  int    // the length of the input the added item carried
-	input     []byte // the input judged, as the upstream sent it
-	untracked bool   // listed only by the terminal event's output
+	addedLen  int        // the length of the input the added item carried
+	input     []byte     // the input judged, as the upstream sent it
+	untracked bool       // listed only by the terminal event's output
+	span      trace.Span // nil when not traced (held_span.go)
 
 	complete bool
 	resolved bool
@@ -228,6 +231,7 @@ func (s *responsesStream) run(ctx context.Context, upstream io.Reader) error {
 	for _, c := range s.calls {
 		if !c.emitted {
 			s.x.held(-1) // never emitted: truncated or failed
+			abandonHeldSpan(c.span)
 		}
 	}
 	return err
@@ -415,7 +419,7 @@ func (s *responsesStream) closeOpen(c *rsCall) {
 }
 
 // startCall begins holding a call.
-func (s *responsesStream) startCall(c *rsCall) error {
+func (s *responsesStream) startCall(ctx context.Context, c *rsCall) error {
 	if limit := s.maxCalls(); len(s.calls) >= limit {
 		return s.fail("invalid_tool_call", fmt.Sprintf("the upstream's response makes more than %d tool calls", limit), providers.ErrTooManyToolCalls)
 	}
@@ -423,6 +427,10 @@ func (s *responsesStream) startCall(c *rsCall) error {
 	s.calls = append(s.calls, c)
 	s.queue = append(s.queue, rsEntry{call: c})
 	s.x.held(1)
+	c.span = startHeldSpan(ctx)
+	if c.name != "" {
+		nameHeldSpan(c.span, c.name, c.callID)
+	}
 	return nil
 }
 
@@ -457,7 +465,7 @@ func (s *responsesStream) onCallItem(ctx context.Context, fr *rsFrame, kind prov
 			c.built = callText(in)
 			c.addedLen = len(c.built)
 		}
-		if err := s.startCall(c); err != nil {
+		if err := s.startCall(ctx, c); err != nil {
 			return err
 		}
 		c.add(fr.clone(), roleAdded)
@@ -470,7 +478,7 @@ func (s *responsesStream) onCallItem(ctx context.Context, fr *rsFrame, kind prov
 		if ev.HasOutputIndex {
 			c.outputIndex = ev.OutputIndex
 		}
-		if err := s.startCall(c); err != nil {
+		if err := s.startCall(ctx, c); err != nil {
 			return err
 		}
 	}
@@ -587,9 +595,10 @@ func (s *responsesStream) judge(ctx context.Context, c *rsCall) {
 	default:
 		ev := s.x.callEvent(s.responseID, c.callID, c.name, c.ordinal)
 		input := c.input
+		nameHeldSpan(c.span, c.name, c.callID)
 		s.judging++
 		go func() {
-			c.v = s.x.judgeCall(ctx, ev, c.kind, input)
+			c.v = s.x.judgeCall(heldContext(ctx, c.span), ev, c.kind, input)
 			s.judged <- c
 		}()
 	}
@@ -599,6 +608,7 @@ func (s *responsesStream) judge(ctx context.Context, c *rsCall) {
 // complete now, calls only its output lists are judged, and it waits
 // behind everything held.
 func (s *responsesStream) onTerminal(ctx context.Context, fr *rsFrame) error {
+	s.x.noteUsageAt(ctx, fr.data, "response.usage")
 	final, err := providers.ReadResponsesOutput(fr.data, providers.EventOutput)
 	if err != nil {
 		return s.fail("unreadable_event", "the upstream's final event could not be read, so the calls it lists could not be judged", err)
@@ -625,7 +635,7 @@ func (s *responsesStream) onTerminal(ctx context.Context, fr *rsFrame) error {
 		}
 		c := &rsCall{kind: it.Kind, outputIndex: it.Pos, itemID: it.ID, callID: it.CallID, name: it.Name,
 			item: []byte(it.Input), hasItem: true, untracked: true}
-		if err := s.startCall(c); err != nil {
+		if err := s.startCall(ctx, c); err != nil {
 			return err
 		}
 		s.judge(ctx, c)

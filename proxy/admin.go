@@ -77,9 +77,10 @@ type AdminOptions struct {
 // the questions of these tenants (others are not found).
 type ApprovalDesk interface {
 	List(ctx context.Context, status string, tenants []string) (any, error)
-	// Decide records an answer; the error's HTTP status comes from
-	// StatusOf on the desk's side (see DecisionStatus).
-	Decide(ctx context.Context, id string, approve bool, by string, tenants []string) (any, int, error)
+	// Decide records an answer with the approver's optional comment; the
+	// error's HTTP status comes from StatusOf on the desk's side (see
+	// DecisionStatus).
+	Decide(ctx context.Context, id string, approve bool, by, comment string, tenants []string) (any, int, error)
 	Callback(ctx context.Context, channel string, header http.Header, body []byte) (int, []byte)
 }
 
@@ -211,7 +212,11 @@ func (a *Admin) handleAdmin(reqCtx context.Context, ctx *fasthttp.RequestCtx, pa
 		list, err := a.opts.Approvals.List(reqCtx, string(ctx.QueryArgs().Peek("status")), who.tenants)
 		a.reply(ctx, list, fasthttp.StatusInternalServerError, err)
 	case len(parts) == 4 && parts[1] == "approvals" && ctx.IsPost() && (parts[3] == "approve" || parts[3] == "reject") && a.opts.Approvals != nil:
-		out, status, err := a.opts.Approvals.Decide(reqCtx, parts[2], parts[3] == "approve", who.name, who.tenants)
+		comment, ok := answerComment(ctx)
+		if !ok {
+			return
+		}
+		out, status, err := a.opts.Approvals.Decide(reqCtx, parts[2], parts[3] == "approve", who.name, comment, who.tenants)
 		a.reply(ctx, out, status, err)
 	case len(parts) == 4 && parts[1] == "tenants" && parts[3] == "readonly" && ctx.IsPost() && a.opts.Tenants != nil:
 		var body struct {

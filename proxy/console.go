@@ -33,6 +33,10 @@ type ConsoleOptions struct {
 	SessionTTL time.Duration
 	// Decisions answers the decisions page; nil shows none.
 	Decisions DecisionDesk
+	// Sessions answers the session timeline; nil shows none.
+	Sessions SessionDesk
+	// Costs answers the costs page; nil shows none.
+	Costs CostDesk
 	// Policy answers the policy page; nil shows none.
 	Policy func() any
 	// EventPoll is how often an event stream looks for changes; zero is
@@ -57,9 +61,23 @@ type DecisionDesk interface {
 	Latest(ctx context.Context, tenants []string) (string, error)
 }
 
+// SessionDesk tells one session's agent loop, in order, for the console.
+// tenants is the viewer's scope: a session outside it shows nothing.
+type SessionDesk interface {
+	Session(ctx context.Context, id string, tenants []string) (any, error)
+}
+
+// CostDesk tells what the hooks cost over the last window, per hook, and
+// the streams and held calls right now. tenants is the viewer's scope.
+type CostDesk interface {
+	Costs(ctx context.Context, window time.Duration, tenants []string) (any, error)
+}
+
 // DecisionFilter selects decisions; empty fields select all.
 type DecisionFilter struct {
-	Hook, Session, Decision string
+	Hook, Session, Decision, Tool, Tenant, Agent string
+	// DryRun keeps only the would-decisions of dry_run hooks.
+	DryRun bool
 	// Limit is how many of the newest to show (at most 500; <= 0: 100).
 	Limit int
 }
@@ -172,13 +190,37 @@ func (c *console) api(reqCtx context.Context, ctx *fasthttp.RequestCtx, rest str
 		list, err := a.opts.Approvals.List(reqCtx, string(ctx.QueryArgs().Peek("status")), s.tok.tenants)
 		a.reply(ctx, list, fasthttp.StatusInternalServerError, err)
 	case len(parts) == 3 && parts[0] == "approvals" && (parts[2] == "approve" || parts[2] == "reject") && ctx.IsPost() && a.opts.Approvals != nil:
-		out, status, err := a.opts.Approvals.Decide(reqCtx, parts[1], parts[2] == "approve", s.tok.name, s.tok.tenants)
+		comment, ok := answerComment(ctx)
+		if !ok {
+			return
+		}
+		out, status, err := a.opts.Approvals.Decide(reqCtx, parts[1], parts[2] == "approve", s.tok.name, comment, s.tok.tenants)
 		a.reply(ctx, out, status, err)
 	case rest == "decisions" && ctx.IsGet() && c.opts.Decisions != nil:
 		q := ctx.QueryArgs()
 		limit, _ := strconv.Atoi(string(q.Peek("limit")))
-		f := DecisionFilter{Hook: string(q.Peek("hook")), Session: string(q.Peek("session")), Decision: string(q.Peek("decision")), Limit: limit}
+		f := DecisionFilter{
+			Hook: string(q.Peek("hook")), Session: string(q.Peek("session")), Decision: string(q.Peek("decision")),
+			Tool: string(q.Peek("tool")), Tenant: string(q.Peek("tenant")), Agent: string(q.Peek("agent")),
+			DryRun: string(q.Peek("dry_run")) == "1", Limit: limit,
+		}
 		out, err := c.opts.Decisions.Decisions(reqCtx, f, s.tok.tenants)
+		a.reply(ctx, out, fasthttp.StatusInternalServerError, err)
+	case rest == "timeline" && ctx.IsGet() && c.opts.Sessions != nil:
+		// The id is a query argument: session ids may hold a slash.
+		id := string(ctx.QueryArgs().Peek("session"))
+		if id == "" {
+			writeError(ctx, fasthttp.StatusBadRequest, "invalid_request_error", "no_session_id", "want ?session=ID")
+			return
+		}
+		out, err := c.opts.Sessions.Session(reqCtx, id, s.tok.tenants)
+		a.reply(ctx, out, fasthttp.StatusInternalServerError, err)
+	case rest == "costs" && ctx.IsGet() && c.opts.Costs != nil:
+		window, err := time.ParseDuration(string(ctx.QueryArgs().Peek("window")))
+		if err != nil || window <= 0 {
+			window = time.Hour
+		}
+		out, err := c.opts.Costs.Costs(reqCtx, min(window, 30*24*time.Hour), s.tok.tenants)
 		a.reply(ctx, out, fasthttp.StatusInternalServerError, err)
 	case rest == "policy" && ctx.IsGet() && c.opts.Policy != nil:
 		a.reply(ctx, c.opts.Policy(), 0, nil)

@@ -25,6 +25,7 @@ func (s *Server) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ex 
 	req := fasthttp.AcquireRequest()
 	resp := fasthttp.AcquireResponse()
 	up.prepare(req, &ctx.Request, x.upPath, body, ex != nil, x.apiKey)
+	x.startUpstreamSpan(req)
 	upStart := time.Now()
 	// hookgate's own time on the request: everything before the upstream
 	// call except waiting for hooks.
@@ -35,12 +36,14 @@ func (s *Server) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ex 
 	fasthttp.ReleaseRequest(req)
 	if err != nil {
 		fasthttp.ReleaseResponse(resp)
+		x.endUpstreamSpan(0, "upstream request failed")
 		s.writeUpstreamError(ctx, x, err)
 		return false
 	}
 	s.metrics.upstreamHeaders(up.name, time.Since(upStart))
 
 	status := resp.StatusCode()
+	x.upStatus, x.status = status, status
 	if ex != nil && !relayableOnReadRoute(status) {
 		s.refuseUnreadStatus(ctx, x, resp)
 		return false
@@ -90,6 +93,7 @@ func (s *Server) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ex 
 	full, err := readCapped(decoded, x.rt.cfg.Limits.MaxResponseBytes)
 	closeStream(resp, err)
 	fasthttp.ReleaseResponse(resp)
+	x.endUpstreamSpan(status, "")
 	if err != nil {
 		writeRouteError(ctx, x, fasthttp.StatusBadGateway, "upstream_error", "upstream_read_failed", fmt.Sprintf("reading the upstream response: %v", err))
 		return false
@@ -136,7 +140,7 @@ func setServerTiming(h *fasthttp.ResponseHeader, own time.Duration) {
 // events are flushed chunk by chunk), then closes it, which releases the
 // upstream response and the runtime.
 func (s *Server) relayRaw(ctx *fasthttp.RequestCtx, x *exchange, resp *fasthttp.Response, stream io.Reader, isStream bool) bool {
-	body := &releasingReader{r: stream, resp: resp, rt: x.rt}
+	body := &releasingReader{r: stream, resp: resp, rt: x.rt, x: x}
 	if !isStream {
 		if cl := resp.Header.ContentLength(); cl >= 0 {
 			ctx.Response.SetBodyStream(body, cl)
@@ -204,6 +208,7 @@ type releasingReader struct {
 	r    io.Reader
 	resp *fasthttp.Response
 	rt   *runtime
+	x    *exchange // its spans end with the body
 	err  error
 	// onClose, when set, runs once the body is closed.
 	onClose func()
@@ -225,6 +230,7 @@ func (rr *releasingReader) Close() error {
 		if rr.onClose != nil {
 			rr.onClose()
 		}
+		rr.x.endSpans(rr.x.status)
 		rr.rt.leave()
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hookgate/hookgate/interceptors"
 	"github.com/hookgate/hookgate/providers"
@@ -29,6 +30,12 @@ type exchange struct {
 	start        time.Time
 	before       time.Duration   // hookgate's own time before the upstream call
 	ctx          context.Context // lives as long as the handler (not the stream writer)
+	// span is the request's server span and upSpan its upstream call's,
+	// nil without tracing (tracing.go); upStatus is the upstream's status,
+	// status the client's, for the spans a stream ends after the handler.
+	span, upSpan     trace.Span
+	upStatus, status int
+	describer        interceptors.Describer // the read request's model and usage, for the spans
 }
 
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
@@ -49,12 +56,13 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	rt := s.rt.Load()
 	rt.enter()
 	streaming := false
+	x := &exchange{rt: rt, path: routePath(ctx.Path()), start: time.Now(), ctx: reqCtx}
 	defer func() {
 		if !streaming {
+			x.endSpans(ctx.Response.StatusCode())
 			rt.leave()
 		}
 	}()
-	x := &exchange{rt: rt, path: routePath(ctx.Path()), start: time.Now(), ctx: reqCtx}
 	if providers.Registered().ReadsQuery() {
 		x.query = rawQuery(ctx.Request.Header.RequestURI())
 	}
@@ -62,6 +70,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	if x.format != nil {
 		x.read = rt.served(x.path, x.query)
 	}
+	s.startRequestSpan(ctx, x)
 	defer func() {
 		name := noUpstream
 		if x.sent {
@@ -126,11 +135,13 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		if x.who.tenant != nil {
 			req.Tenant = x.who.tenant.ID
 		}
-		ex, err = rt.interceptors[d.format.Name].Begin(reqCtx, req)
+		ex, err = rt.interceptors[d.format.Name].Begin(x.ctx, req)
 		if err != nil {
+			x.describeRequest(nil)
 			s.writeInterceptError(ctx, x, err)
 			return
 		}
+		x.describeRequest(ex)
 		if r := ex.Reply(); r != nil {
 			ctx.SetStatusCode(r.Status)
 			ctx.SetContentType(r.ContentType)
@@ -139,6 +150,8 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		}
 		body = ex.Body()
 		s.offerResend(ctx, x, ex)
+	} else {
+		x.describeRequest(nil)
 	}
 	streaming = s.forward(ctx, x, body, ex)
 }

@@ -50,7 +50,7 @@ func (b *interceptedBody) WriteTo(w io.Writer) (int64, error) {
 	defer sink.release()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	err := b.ex.RelayStream(ctx, b.upstream, sink)
+	err := b.ex.RelayStream(b.x.streamContext(ctx), b.upstream, sink)
 	_, work := timing(b.ex)
 	b.s.metrics.overhead(b.x.before + work)
 	var sinkErr *sinkError
@@ -92,6 +92,7 @@ func (b *interceptedBody) Close() error {
 	closeStream(b.resp, reason)
 	fasthttp.ReleaseResponse(b.resp)
 	b.s.metrics.streamEnded()
+	b.x.endSpans(b.x.status)
 	b.x.rt.leave()
 	return nil
 }

@@ -36,6 +36,7 @@ func (s *Server) resend(x *exchange, in *fasthttp.Request, body []byte) (io.Read
 	req := fasthttp.AcquireRequest()
 	resp := fasthttp.AcquireResponse()
 	up.prepare(req, in, x.upPath, body, true, x.apiKey)
+	x.injectResend(req)
 	err := up.client.Do(req, resp)
 	fasthttp.ReleaseRequest(req)
 	if err != nil {

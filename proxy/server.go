@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/valyala/fasthttp"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hookgate/hookgate/interceptors"
 	"github.com/hookgate/hookgate/internal/admission"
@@ -46,6 +47,10 @@ type Options struct {
 	// checks at the door of a hooked route. Both are per instance, the
 	// same across reloads. Nil admits everything.
 	Streams, Hooks *admission.Limit
+	// Tracer starts the requests' spans (internal/tracing). Nil traces
+	// nothing: a client's traceparent then passes upstream as it came.
+	// Read at New; a reload keeps the tracer the server started with.
+	Tracer trace.Tracer
 }
 
 // Server is the agent-facing proxy.
@@ -55,6 +60,7 @@ type Server struct {
 	metrics *Metrics
 	srv     *fasthttp.Server
 	linger  *lingerer
+	tracer  trace.Tracer // nil: no spans
 
 	// Listener-level settings, fixed at New (a reload keeps them):
 	// limits.max_request_bytes, the in-flight body budget, the client
@@ -73,7 +79,7 @@ func New(cfg *Config, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		log: opts.Logger, metrics: opts.Metrics, linger: newLingerer(),
+		log: opts.Logger, metrics: opts.Metrics, linger: newLingerer(), tracer: opts.Tracer,
 		maxBody:   int(cfg.Limits.MaxRequestBytes),
 		bodies:    newBodyBudget(cfg.Limits.MaxInflightRequestBytes),
 		budgetLog: spacedLog{every: refusalLogEvery},

@@ -73,7 +73,7 @@ func closeAll(conns []net.Conn) {
 }
 
 // startHookgate starts hookgate through internal/app in front of upstream.
-func startHookgate(t *testing.T, upstream, hooks string) *app.App {
+func startHookgate(t testing.TB, upstream, hooks string) *app.App {
 	t.Helper()
 	doc := "listen: 127.0.0.1:0\nadmin:\n  listen: 127.0.0.1:0\nstore:\n  path: " + filepath.Join(t.TempDir(), "hookgate.db") + "\nupstreams:\n  - name: mock\n    provider: openai\n    base_url: " + upstream + "\n" + hooks
 	cfg, err := config.Parse([]byte(doc), "memory-test.yaml", func(string) (string, bool) { return "", false })

@@ -51,7 +51,14 @@ type Confirmation struct {
 	// RespondedBy names who decided (an admin token's name, a channel's
 	// user id); empty while pending and for expired requests.
 	RespondedBy string
+	// Comment is the approver's optional note with the answer (at most
+	// CommentMax characters); empty while pending and for expired
+	// requests.
+	Comment string
 }
+
+// CommentMax bounds an approver's comment, in characters.
+const CommentMax = 500
 
 // NewConfirmation is what CreateConfirmation needs.
 type NewConfirmation struct {
@@ -71,16 +78,19 @@ type Verdict struct {
 	Tool, ArgsHash string
 	// By names who answered (recorded as responded_by).
 	By string
+	// Comment is the approver's optional note; longer than CommentMax
+	// characters, it is cut.
+	Comment string
 }
 
-const confirmationCols = `id, status, tool, session_id, args_hash, payload, created_at, expires_at, responded_at, responded_by`
+const confirmationCols = `id, status, tool, session_id, args_hash, payload, created_at, expires_at, responded_at, responded_by, comment`
 
 func scanConfirmation(r row) (Confirmation, error) {
 	var c Confirmation
 	var status string
 	var created, expires, responded timeCol
 	var by sql.NullString
-	if err := r.Scan(&c.ID, &status, &c.Tool, &c.SessionID, &c.ArgsHash, &c.Payload, &created, &expires, &responded, &by); err != nil {
+	if err := r.Scan(&c.ID, &status, &c.Tool, &c.SessionID, &c.ArgsHash, &c.Payload, &created, &expires, &responded, &by, &c.Comment); err != nil {
 		return Confirmation{}, err
 	}
 	c.Status = ConfirmationStatus(status)
@@ -204,9 +214,9 @@ func (s *Store) DecideConfirmation(ctx context.Context, v Verdict) (Confirmation
 	err := s.write(ctx, "decide confirmation", func(q querier) error {
 		var err error
 		c, err = scanConfirmation(q.queryRow(ctx, `UPDATE confirmation_requests
-SET status = $2, responded_at = $3, responded_by = $4
+SET status = $2, responded_at = $3, responded_by = $4, comment = $7
 WHERE id = $1 AND status = 'pending' AND tool = $5 AND args_hash = $6 AND expires_at > $3
-RETURNING `+confirmationCols, v.ID, string(v.Status), s.at(now), v.By, v.Tool, v.ArgsHash))
+RETURNING `+confirmationCols, v.ID, string(v.Status), s.at(now), v.By, v.Tool, v.ArgsHash, cutComment(v.Comment)))
 		if err == nil {
 			// Every instance holding the call hears it at commit.
 			return s.notify(ctx, q, TopicApproval, v.ID)
@@ -267,4 +277,17 @@ WHERE status = 'pending' AND expires_at <= $1 RETURNING id`, s.at(s.clock()))
 		return rs.Err()
 	})
 	return ids, err
+}
+
+// cutComment keeps the first CommentMax characters of a comment, on a
+// character boundary.
+func cutComment(s string) string {
+	n := 0
+	for i := range s {
+		if n == CommentMax {
+			return s[:i]
+		}
+		n++
+	}
+	return s
 }

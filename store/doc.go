@@ -46,7 +46,8 @@
 //     once. hook_id becomes NULL when the hook leaves the configuration
 //     (DetachRemovedHooks); the row stays.
 //   - confirmation_requests: the approval gate's requests: pending, then
-//     approved, rejected or expired, each transition a conditional UPDATE.
+//     approved, rejected or expired, each transition a conditional UPDATE;
+//     an answer carries who gave it and their optional comment.
 //   - sessions: a session's state as JSON, with its expiry.
 //   - schema_migrations: the versions applied.
 //

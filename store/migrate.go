@@ -219,6 +219,16 @@ CREATE INDEX IF NOT EXISTS captured_events_session ON captured_events (session_i
 CREATE INDEX IF NOT EXISTS captured_events_expires ON captured_events (expires_at);
 `,
 	},
+	{
+		version: 5,
+		name:    "confirmation_requests: comment",
+		sqlite: `
+ALTER TABLE confirmation_requests ADD COLUMN comment TEXT NOT NULL DEFAULT '';
+`,
+		postgres: `
+ALTER TABLE confirmation_requests ADD COLUMN IF NOT EXISTS comment text NOT NULL DEFAULT '';
+`,
+	},
 }
 
 // migrateLockKey serialises migrations between instances sharing a

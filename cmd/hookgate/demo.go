@@ -2,12 +2,17 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	goopenai "github.com/sashabaranov/go-openai"
@@ -60,17 +65,28 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	verbose := fs.Bool("v", false, "show hookgate's own log")
+	keep := fs.Bool("keep", false, "keep hookgate running after the conversation, with its console, until Ctrl-C")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if err := demo(stdout, *verbose, stderr); err != nil {
+	var wait <-chan struct{}
+	if *keep {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		wait = ctx.Done()
+	}
+	if err := demo(stdout, *verbose, stderr, wait); err != nil {
 		fmt.Fprintln(stderr, "demo failed:", err)
 		return 1
 	}
 	return 0
 }
 
-func demo(out io.Writer, verbose bool, logOut io.Writer) error {
+// demo runs the scripted conversation. With keep not nil, hookgate gets
+// an admin token of this run (printed, with the console's address, on
+// plain-HTTP cookies: the demo listens on loopback) and stays up after
+// the conversation until keep is closed.
+func demo(out io.Writer, verbose bool, logOut io.Writer, keep <-chan struct{}) error {
 	mock, err := mockupstream.New(mockupstream.Options{})
 	if err != nil {
 		return err
@@ -85,6 +101,14 @@ func demo(out io.Writer, verbose bool, logOut io.Writer) error {
 	})
 	if err != nil {
 		return err
+	}
+	var token string
+	if keep != nil {
+		b := make([]byte, 16)
+		_, _ = rand.Read(b) // crypto/rand.Read never fails
+		token = "hg-demo-" + hex.EncodeToString(b)
+		cfg.Admin.Tokens = []config.AdminToken{{Name: "demo", Token: token}}
+		cfg.Admin.InsecureCookies = true
 	}
 	level := slog.LevelError
 	if verbose {
@@ -145,7 +169,18 @@ func demo(out io.Writer, verbose bool, logOut io.Writer) error {
 		fmt.Fprintf(out, "    request %d, messages[0]: %s\n", i+1, gjson.GetBytes(r.Body, "messages.0.content").String())
 	}
 	fmt.Fprintln(out, "\ndone: one destructive command blocked, one production deploy turned into a dry run, context injected into every request, the disclaimer appended.")
-	return nil
+	if keep == nil {
+		return nil
+	}
+	fmt.Fprintf(out, "\nhookgate keeps running (--keep); press Ctrl-C to stop.\n  console:     %s\n  admin token: %s (log in with it; it lasts as long as this run)\n",
+		a.ConsoleURL(), token)
+	select {
+	case <-keep:
+		fmt.Fprintln(out, "stopping")
+		return nil
+	case err := <-a.Errors():
+		return err
+	}
 }
 
 // demoStream runs one streamed chat completion and assembles it, as an

@@ -20,7 +20,8 @@ const usage = `hookgate: a policy proxy between AI agents and LLM APIs
 usage:
   hookgate serve --config FILE      run the proxy
   hookgate validate --config FILE   check a configuration; exits 1 listing every error
-  hookgate demo                     run an offline demo (embedded mock upstream)
+  hookgate demo [--keep]            run an offline demo (embedded mock upstream); --keep leaves it
+                                    running with its console until Ctrl-C
   hookgate mock [--listen ADDR]     run the mock model alone (for configs/local.yaml), logging what it receives
   hookgate audit --config FILE      list recorded hook executions (see hookgate audit -h)
   hookgate approvals list|approve|reject --config FILE [ID]

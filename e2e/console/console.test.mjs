@@ -94,10 +94,14 @@ try {
   }, id);
   check(forged[0] === 403 && forged[1] === 403, `forged and missing CSRF tokens answered ${forged}`);
 
+  // The answer carries a comment, listed with who answered.
+  await card.first().locator("input.comment").fill("checked with finance");
   await card.first().locator("button.approve").click();
   await page.locator(`#answered tr[data-id="${id}"] .status-approved`).waitFor();
   const by = await page.locator(`#answered tr[data-id="${id}"] td:nth-child(3)`).textContent();
   check(by === "alice", `answered by ${by}, want alice (the token's name)`);
+  const comment = await page.locator(`#answered tr[data-id="${id}"] td.comment`).textContent();
+  check(comment === "checked with finance", `the answer's comment shows as ${comment}`);
   check((await card.count()) === 0, "the answered question is still pending");
   step("approved " + id);
 
@@ -112,7 +116,44 @@ try {
   await page.fill("#f-hook", "pay-approval");
   await page.click("#decision-filters button");
   await page.locator("#decisions tr .decision-allow").first().waitFor();
+  // By tool: the approval's row names its tool; another tool shows none.
+  await page.fill("#f-tool", "pay");
+  await page.click("#decision-filters button");
+  const payRow = page.locator("#decisions tr", { hasText: "pay-approval" }).first();
+  await payRow.waitFor();
+  check((await payRow.locator("td:nth-child(4)").textContent()) === "pay", "the decision row does not name its tool");
   await page.screenshot({ path: join(shots, "console-decisions.png") });
+  await page.fill("#f-tool", "no-such-tool");
+  await page.click("#decision-filters button");
+  await page.waitForFunction(() => document.querySelectorAll("#decisions tr").length === 0);
+  const decisionChoices = await page.evaluate(() => [...document.querySelectorAll("#f-decision option")].map((o) => o.value));
+  check(decisionChoices.includes("would_block") && decisionChoices.includes("dry_run"), `decision filters ${decisionChoices}`);
+  await page.fill("#f-tool", "pay");
+  await page.click("#decision-filters button");
+  await payRow.waitFor();
+
+  // Each decision links to its session's timeline, in order.
+  const sessionID = await payRow.locator("td.session").textContent();
+  await payRow.locator("td.session").click();
+  await page.waitForURL(/#session=/);
+  await page.locator("#page-session:not([hidden]) #timeline li.step", { hasText: "pay" }).first().waitFor();
+  check((await page.locator("#session-id").textContent()) === sessionID, "the timeline is of another session");
+  const source = await page.locator("#session-source").textContent();
+  check(source.includes("audit records"), `the timeline's source: ${source}`);
+  const timelineText = await page.locator("#timeline").textContent();
+  check(!timelineText.includes(token), "the timeline shows the admin token");
+  await page.screenshot({ path: join(shots, "console-session.png"), fullPage: true });
+
+  // Costs: the approval hook's runs, its chart, and the live figures.
+  await page.click('nav a[data-page="costs"]');
+  const cost = page.locator('#costs article.cost[data-hook="pay-approval"]');
+  await cost.waitFor();
+  check((await cost.locator("svg rect.bar").count()) === 24, "the cost chart does not have 24 bars");
+  check(/ms$/.test(await cost.locator(".p99").textContent()), "no p99");
+  await page.locator("#now:not([hidden])").waitFor();
+  await page.selectOption("#f-window", "24h");
+  await cost.waitFor();
+  await page.screenshot({ path: join(shots, "console-costs.png"), fullPage: true });
 
   // Policy: the hash, the hooks and the refused reload.
   await page.click('nav a[data-page="policy"]');

@@ -19,6 +19,7 @@ import (
 	"github.com/hookgate/hookgate/approvals"
 	"github.com/hookgate/hookgate/config"
 	"github.com/hookgate/hookgate/hooks/toolclass"
+	"github.com/hookgate/hookgate/internal/tracing"
 	"github.com/hookgate/hookgate/proxy"
 )
 
@@ -48,11 +49,14 @@ type App struct {
 	// lastRefused is the last refused reload, for the console.
 	lastRefused atomic.Pointer[refusedReload]
 	proxy       *proxy.Server
-	admin       *proxy.Admin
-	proxyLn     net.Listener
-	adminLn     net.Listener
-	log         *slog.Logger
-	serveErrs   chan error
+	// tracing exports the spans (nil: tracing off); it is built at start
+	// and kept across reloads.
+	tracing   *tracing.Provider
+	admin     *proxy.Admin
+	proxyLn   net.Listener
+	adminLn   net.Listener
+	log       *slog.Logger
+	serveErrs chan error
 }
 
 // Build constructs hookgate for cfg without listening. It opens the store
@@ -114,7 +118,16 @@ func Build(cfg *config.Config, log *slog.Logger) (*App, error) {
 		_ = pers.Close(ctx) // the build already failed; that error is the one to report
 		return nil, err
 	}
-	if a.proxy, err = proxy.New(proxyConfig(cfg), pol.proxyOptions(log, a.metrics, a.limits)); err != nil {
+	if a.tracing, err = startTracing(cfg, log); err != nil {
+		pol.release()
+		a.ready.setDependencies(nil)
+		_ = pers.Close(ctx) // the build already failed; that error is the one to report
+		return nil, err
+	}
+	popts := pol.proxyOptions(log, a.metrics, a.limits)
+	popts.Tracer = a.tracing.Tracer()
+	if a.proxy, err = proxy.New(proxyConfig(cfg), popts); err != nil {
+		_ = a.tracing.Shutdown(ctx)
 		pol.release()
 		a.ready.setDependencies(nil)
 		_ = pers.Close(ctx) // the build already failed; that error is the one to report
@@ -163,6 +176,9 @@ func (a *App) Reload(cfg *config.Config) error {
 		return err
 	}
 	a.limits.apply(cfg)
+	if tracingChanged(a.Config, cfg) {
+		a.log.Warn("tracing: the tracing block changed; it takes effect at the next restart")
+	}
 	a.current.Store(pol)
 	a.ready.setDependencies(redisDependencies(cfg))
 	a.configApplied(cfg, "reload")
@@ -267,8 +283,20 @@ func (a *App) Shutdown(ctx context.Context) error {
 	if perr := a.persistence.Close(fctx); perr != nil && err == nil {
 		err = perr
 	}
+	// Then the spans still queued are exported, within a grace of their
+	// own, so that a collector that is down never costs audit records;
+	// its failure is logged, not returned.
+	tctx, tcancel := context.WithTimeout(context.WithoutCancel(ctx), tracingFlushGrace)
+	defer tcancel()
+	if terr := a.tracing.Shutdown(tctx); terr != nil {
+		a.log.Warn("tracing: spans not exported at shutdown", "err", terr)
+	}
 	return err
 }
+
+// tracingFlushGrace is how long the spans still queued at shutdown may
+// take to be exported.
+const tracingFlushGrace = 2 * time.Second
 
 // Close shuts down with a short grace period; for tests and the demo.
 func (a *App) Close() {

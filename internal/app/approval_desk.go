@@ -54,7 +54,7 @@ func (d approvalDesk) List(ctx context.Context, status string, tenants []string)
 
 // Decide answers question id for by, through the gate's atomic claim. A
 // question outside the token's tenants is not found.
-func (d approvalDesk) Decide(ctx context.Context, id string, approve bool, by string, tenants []string) (any, int, error) {
+func (d approvalDesk) Decide(ctx context.Context, id string, approve bool, by, comment string, tenants []string) (any, int, error) {
 	if tenants != nil {
 		c, err := d.gate.Get(ctx, id)
 		if err == nil && !inScope(c, tenants) {
@@ -64,7 +64,7 @@ func (d approvalDesk) Decide(ctx context.Context, id string, approve bool, by st
 			return deskError(err)
 		}
 	}
-	c, err := d.gate.Decide(ctx, id, approve, by)
+	c, err := d.gate.Answer(ctx, id, approve, by, comment)
 	if err != nil {
 		return deskError(err)
 	}
@@ -119,6 +119,11 @@ func describe(c store.Confirmation) map[string]any {
 		if kind := builtin.SecretIn(args); kind != "" {
 			out["arguments"] = "(withheld: the arguments hold what looks like a " + kind + ")"
 			out["arguments_withheld"] = true
+		}
+	}
+	if note, _ := out["comment"].(string); note != "" {
+		if kind := builtin.SecretIn(note); kind != "" {
+			out["comment"] = "(withheld: the comment holds what looks like a " + kind + ")"
 		}
 	}
 	return out

@@ -25,7 +25,7 @@ func TestApprovalDeskListsEveryStatusForAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	desk := approvalDesk{approvals.New(st, approvals.Options{})}
-	if _, _, err := desk.Decide(ctx, first.ID, true, "tester", nil); err != nil {
+	if _, _, err := desk.Decide(ctx, first.ID, true, "tester", "", nil); err != nil {
 		t.Fatal(err)
 	}
 	count := func(status string) int {

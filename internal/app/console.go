@@ -30,6 +30,8 @@ func (a *App) consoleOptions(cfg *config.Config, log *slog.Logger) proxy.Console
 	return proxy.ConsoleOptions{
 		Enabled: true, SessionKey: key, InsecureCookies: cfg.Admin.InsecureCookies,
 		Decisions: decisionDesk{a.persistence.Store}, Policy: a.policyView,
+		Sessions: timelineDesk{st: a.persistence.Store, key: timelineKey(cfg.Audit.Key)},
+		Costs:    costDesk{st: a.persistence.Store, reg: a.Registry},
 	}
 }
 
@@ -49,7 +51,8 @@ func (d decisionDesk) Decisions(ctx context.Context, f proxy.DecisionFilter, ten
 	}
 	limit = min(limit, maxDecisions)
 	rows, err := d.st.ListExecutions(ctx, store.ExecutionFilter{
-		HookID: f.Hook, SessionID: f.Session, Decision: f.Decision, Tenants: tenants, Limit: limit,
+		HookID: f.Hook, SessionID: f.Session, Decision: f.Decision, Tool: f.Tool, Tenant: f.Tenant, Agent: f.Agent,
+		DryRun: f.DryRun, Tenants: tenants, Limit: limit,
 	})
 	if err != nil {
 		return nil, err
@@ -60,6 +63,7 @@ func (d decisionDesk) Decisions(ctx context.Context, f proxy.DecisionFilter, ten
 		if kind := builtin.SecretIn(note); kind != "" {
 			note = "(withheld: the error holds what looks like a " + kind + ")"
 		}
+		reason := masked(x.Reason)
 		effects := x.SideEffects
 		if effects == nil {
 			effects = []string{}
@@ -67,7 +71,7 @@ func (d decisionDesk) Decisions(ctx context.Context, f proxy.DecisionFilter, ten
 		out[i] = map[string]any{
 			"id": x.ID, "hook": x.HookID, "session": x.SessionID, "event": x.Event, "decision": x.Decision,
 			"duration_ms": float64(x.Duration.Microseconds()) / 1000, "error": note, "side_effects": effects,
-			"created_at": x.CreatedAt,
+			"created_at": x.CreatedAt, "tool": x.Tool, "tenant": x.Tenant, "agent": x.Agent, "reason": reason,
 		}
 	}
 	return map[string]any{"decisions": out}, nil
