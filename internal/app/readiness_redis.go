@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/hookgate/hookgate/config"
 	"github.com/hookgate/hookgate/hooks/builtin"
 	"github.com/hookgate/hookgate/internal/redisconn"
@@ -50,7 +52,7 @@ func redisDependencies(cfg *config.Config) []*dependency {
 }
 
 // redisDependency pings the Redis p reaches (the master through Sentinel,
-// a node of a Cluster) over a client built as the rate limit's is, but of
+// every master of a Cluster) over a client built as the rate limit's is, but of
 // its own (one connection per node, bounded dials and replies), so that
 // probes never take a connection a rate limit needs.
 func redisDependency(name string, p redisconn.Params) *dependency {
@@ -63,9 +65,17 @@ func redisDependency(name string, p redisconn.Params) *dependency {
 	if err != nil {
 		return &dependency{name: name, check: newCachedCheck(func(context.Context) error { return err })}
 	}
+	ping := func(ctx context.Context) error { return client.Ping(ctx).Err() }
+	if cc, ok := client.(*redis.ClusterClient); ok {
+		// A Cluster is up when every master answers: a master down leaves
+		// its slots' budgets unreachable.
+		ping = func(ctx context.Context) error {
+			return cc.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error { return n.Ping(ctx).Err() })
+		}
+	}
 	return &dependency{
 		name:  name,
-		check: newCachedCheck(func(ctx context.Context) error { return client.Ping(ctx).Err() }),
+		check: newCachedCheck(ping),
 		close: func() { _ = client.Close() }, // a probe client: nothing to flush
 	}
 }

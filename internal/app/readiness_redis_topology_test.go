@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
@@ -64,5 +65,24 @@ hookgate_dependency_up{dependency="redis:sentinel:hookgate-test"} 1
 `
 	if err := testutil.GatherAndCompare(a.Registry, strings.NewReader(want), "hookgate_dependency_up"); err != nil {
 		t.Error(err)
+	}
+
+	// One master of the live Cluster dies: its slots are unreachable, so
+	// the Cluster is down, and the instance stays ready.
+	testenv.KillRedis(t, nodes[1])
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		status, rep = getJSON(t, a.AdminURL()+"/readyz", "")
+		deps, _ = rep["dependencies"].(map[string]any)
+		if up(live) == false {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a Cluster with a master down is still reported up: %v", rep)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if status != 200 || rep["status"] != "ready" || up("redis:sentinel:hookgate-test") != true {
+		t.Fatalf("/readyz with a Cluster node down: %d %v", status, rep)
 	}
 }

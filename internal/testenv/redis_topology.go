@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -73,6 +74,21 @@ func FreePort(t testing.TB, bus bool) int {
 	return 0
 }
 
+// running maps the address of each server a test started to what kills
+// it.
+var running sync.Map
+
+// KillRedis kills the server a Start function of this package started on
+// addr (a master, a sentinel, a Cluster node), and waits until it is gone.
+func KillRedis(t testing.TB, addr string) {
+	t.Helper()
+	kill, ok := running.Load(addr)
+	if !ok {
+		t.Fatalf("no redis-server of this test on %s", addr)
+	}
+	kill.(func())()
+}
+
 // redisProcess runs redis-server from its own directory, with a
 // configuration file of base settings and extra lines, and args, until the
 // test ends; it waits until the server answers PING (auth: its password)
@@ -116,11 +132,16 @@ func redisProcessTLS(t testing.TB, bin, name string, port int, auth string, tlsC
 	exited := make(chan struct{})
 	var waitErr error
 	go func() { waitErr = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	kill := func() {
 		_ = cmd.Process.Kill()
 		<-exited
+	}
+	running.Store(addr, kill)
+	t.Cleanup(func() {
+		running.Delete(addr)
+		kill()
 	})
-	addr := "127.0.0.1:" + strconv.Itoa(port)
 	c := redis.NewClient(&redis.Options{Addr: addr, Password: auth, TLSConfig: tlsCfg, MaxRetries: -1, DialTimeout: time.Second})
 	defer func() { _ = c.Close() }()
 	deadline := time.Now().Add(startTimeout)
