@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hookgate/hookgate/hooks"
+	"github.com/hookgate/hookgate/internal/redisconn"
 )
 
 // RateLimitName is the registry name of the rate_limit built-in.
@@ -21,8 +22,8 @@ const (
 	// tool and, with per_agent, agent, while its window lasts).
 	DefaultRateMaxKeys = 100_000
 	// DefaultRedisAddrEnv names the variable holding the Redis address
-	// when `redis:` does not say.
-	DefaultRedisAddrEnv = "HOOKGATE_REDIS_ADDR"
+	// when `redis:` names neither a variable, Sentinel nor Cluster.
+	DefaultRedisAddrEnv = redisconn.DefaultAddrEnv
 	// DefaultRedisKeyPrefix starts every counter's key in Redis.
 	DefaultRedisKeyPrefix = "hookgate:ratelimit:"
 )
@@ -38,6 +39,8 @@ const (
 //	  redis:                     # share the budget between instances
 //	    addr_env: HOOKGATE_REDIS_ADDR   # variable holding host:port or a redis:// URL
 //	    key_prefix: "hookgate:ratelimit:"
+//	    # or master_name + sentinel_addrs, or cluster_addrs, and
+//	    # username_env, password_env, tls: see redisconn.Params
 type rateParams struct {
 	Limit    int64        `json:"limit"`
 	Window   duration     `json:"window"`
@@ -47,9 +50,40 @@ type rateParams struct {
 	Redis    *redisParams `json:"redis"`
 }
 
+// redisParams are the `redis:` block: how to reach Redis, and the prefix
+// of the counters' keys.
 type redisParams struct {
-	AddrEnv   string `json:"addr_env"`
+	redisconn.Params
 	KeyPrefix string `json:"key_prefix"`
+}
+
+// RateLimitRedis returns how a rate_limit entry's `with:` reaches Redis, or
+// nil when it counts in memory. Readiness reports the same servers through
+// it, so the two never read a block differently.
+func RateLimitRedis(with map[string]any) (*redisconn.Params, error) {
+	var p rateParams
+	if err := hooks.DecodeWith(with, &p); err != nil {
+		return nil, err
+	}
+	if p.Redis == nil {
+		return nil, nil
+	}
+	return &p.Redis.Params, nil
+}
+
+// underField puts field before each of err's problems (an errors.Join of
+// several says each on its own line).
+func underField(field string, err error) error {
+	var many interface{ Unwrap() []error }
+	if !errors.As(err, &many) {
+		return fmt.Errorf("%s: %w", field, err)
+	}
+	errs := many.Unwrap()
+	out := make([]error, len(errs))
+	for i, e := range errs {
+		out[i] = fmt.Errorf("%s: %w", field, e)
+	}
+	return errors.Join(out...)
 }
 
 // rateKey is what one budget is kept for.
@@ -115,7 +149,7 @@ func NewRateLimit(cfg hooks.BuiltinConfig) (hooks.Handler, error) {
 	if p.Redis != nil {
 		c, err := newRedisCounter(cfg.HookID, r.window, r.perAgent, p.Redis)
 		if err != nil {
-			return nil, fmt.Errorf("with.redis: %w", err)
+			return nil, underField("with.redis", err)
 		}
 		r.counter = c
 	} else {

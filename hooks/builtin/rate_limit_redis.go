@@ -5,26 +5,26 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/redis/go-redis/v9/maintnotifications"
+
+	"github.com/hookgate/hookgate/internal/redisconn"
 )
 
 // redisCounter keeps fixed-window counters in Redis, so that every
 // instance configured with the same hook id and key prefix spends one
 // budget.
 type redisCounter struct {
-	client *redis.Client
-	// prefix is the key prefix, the hook id and the window: a reload that
-	// changes the window starts afresh instead of inheriting a key whose
-	// expiry was set for the old one.
-	prefix   string
-	windowMS int64
-	perAgent bool
+	client redis.UniversalClient
+	// prefix is the operator's key prefix; scope is the hook id and the
+	// window: a reload that changes the window starts afresh instead of
+	// inheriting a key whose expiry was set for the old one.
+	prefix, scope string
+	windowMS      int64
+	perAgent      bool
 	// withdrawals takes back, in the background, the counts of attempts
 	// whose answer did not come.
 	withdrawals *withdrawals
@@ -42,12 +42,19 @@ type redisCounter struct {
 // there first (a tombstone), as happens when a frozen server runs the two
 // in the other order once it resumes.
 //
-// KEYS: counter, attempts, tombstone. ARGV: window in ms, attempt id. It
-// returns {count, milliseconds left}, or {-1, 0} when the attempt was
-// withdrawn.
+// An attempt already marked is not counted again: a Cluster client resends
+// a command whose connection broke, and the resent script then answers
+// what the first one counted.
+//
+// KEYS: counter, attempts, tombstone (one hash slot: see attempt). ARGV:
+// window in ms, attempt id. It returns {count, milliseconds left}, or
+// {-1, 0} when the attempt was withdrawn.
 var rateScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[3]) == 1 then
   return {-1, 0}
+end
+if redis.call('HEXISTS', KEYS[2], ARGV[2]) == 1 then
+  return {tonumber(redis.call('GET', KEYS[1]) or '0'), redis.call('PTTL', KEYS[1])}
 end
 local n = redis.call('INCR', KEYS[1])
 local ttl = redis.call('PTTL', KEYS[1])
@@ -85,34 +92,15 @@ return 0
 
 // newRedisCounter builds the client; it does not connect (the first call
 // does), so a configuration loads while Redis is down and its calls then
-// fail closed.
+// fail closed. The hook's timeout bounds every call.
 func newRedisCounter(hookID string, window time.Duration, perAgent bool, p *redisParams) (*redisCounter, error) {
-	env := p.AddrEnv
-	if env == "" {
-		env = DefaultRedisAddrEnv
+	if strings.ContainsAny(p.KeyPrefix, "{}") {
+		return nil, errors.New("key_prefix: holds { or }: hookgate puts each counter's own {hash tag} in its keys, so that a Cluster keeps one counter's keys in one slot")
 	}
-	addr := strings.TrimSpace(os.Getenv(env))
-	if addr == "" {
-		return nil, fmt.Errorf("addr_env: %s is not set", env)
+	client, err := redisconn.New(p.Params, redisconn.Tuning{DialTimeout: 2 * time.Second})
+	if err != nil {
+		return nil, err
 	}
-	var opt *redis.Options
-	if strings.Contains(addr, "://") {
-		var err error
-		if opt, err = redis.ParseURL(addr); err != nil {
-			// The URL may hold a password: name the variable, not its value.
-			return nil, fmt.Errorf("addr_env: %s does not hold a valid redis URL", env)
-		}
-	} else {
-		opt = &redis.Options{Addr: addr}
-	}
-	// The hook's timeout bounds every call; a retried INCR could count a
-	// call twice, so there are no retries.
-	opt.ContextTimeoutEnabled = true
-	opt.MaxRetries = -1
-	opt.DialTimeout = 2 * time.Second
-	opt.DialerRetries = 1 // a refused connection fails the call at once
-	opt.DisableIdentity = true
-	opt.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
 
 	prefix := p.KeyPrefix
 	if prefix == "" {
@@ -120,8 +108,9 @@ func newRedisCounter(hookID string, window time.Duration, perAgent bool, p *redi
 	}
 	ms := window.Milliseconds()
 	c := &redisCounter{
-		client:   redis.NewClient(opt),
-		prefix:   prefix + url.QueryEscape(hookID) + ":" + strconv.FormatInt(ms, 10) + "ms:",
+		client:   client,
+		prefix:   prefix,
+		scope:    url.QueryEscape(hookID) + ":" + strconv.FormatInt(ms, 10) + "ms:",
 		windowMS: ms,
 		perAgent: perAgent,
 	}
@@ -129,18 +118,22 @@ func newRedisCounter(hookID string, window time.Duration, perAgent bool, p *redi
 	return c, nil
 }
 
-// key is the counter's Redis key; each part is escaped so that ids holding
-// the separator cannot collide.
+// key is the counter's Redis key: the prefix, then the counter's identity
+// as a hash tag ({hook:window:tenant:tool[:agent]}), so that on a Cluster
+// the keys of one counter share a slot while counters spread over the
+// nodes. Each part is escaped, so ids holding the separator or a brace
+// cannot collide or end the tag.
 func (c *redisCounter) key(k rateKey) string {
-	s := c.prefix + url.QueryEscape(k.tenant) + ":" + url.QueryEscape(k.tool)
+	s := c.prefix + "{" + c.scope + url.QueryEscape(k.tenant) + ":" + url.QueryEscape(k.tool)
 	if c.perAgent {
 		s += ":" + url.QueryEscape(k.agent)
 	}
-	return s
+	return s + "}"
 }
 
 // attempt is one counting attempt: its id and the keys it touches (its
-// counter, the window's set of attempts, its tombstone).
+// counter, the window's set of attempts, its tombstone), all after the
+// counter's hash tag so that one script call stays in one Cluster slot.
 type attempt struct {
 	id   string
 	keys [3]string

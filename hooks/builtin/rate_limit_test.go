@@ -239,6 +239,29 @@ func TestRateLimitParams(t *testing.T) {
 	if _, err := NewRateLimit(hooks.BuiltinConfig{Event: hooks.PostToolUse, With: map[string]any{"limit": 1, "window": "1m"}}); err == nil {
 		t.Error("accepted on post_tool_use")
 	}
+	// Sentinel and Cluster blocks, refused with the field's path.
+	t.Setenv("HG_TEST_SET_REDIS", "127.0.0.1:6379")
+	for name, tc := range map[string]struct {
+		redis map[string]any
+		want  string
+	}{
+		"prefix with brace": {map[string]any{"addr_env": "HG_TEST_SET_REDIS", "key_prefix": "hg:{x}:"}, "with.redis: key_prefix: holds { or }"},
+		"sentinel + cluster": {map[string]any{"master_name": "m", "sentinel_addrs": []any{"127.0.0.1:26379"}, "cluster_addrs": []any{"127.0.0.1:7000"}},
+			"with.redis: cluster_addrs: excludes sentinel_addrs and master_name"},
+		"sentinel no master": {map[string]any{"sentinel_addrs": []any{"127.0.0.1:26379"}}, "with.redis: master_name: required"},
+		"cluster bad addr":   {map[string]any{"cluster_addrs": []any{"127.0.0.1"}}, `with.redis: cluster_addrs[0]: want host:port, got "127.0.0.1"`},
+		"password unset":     {map[string]any{"cluster_addrs": []any{"127.0.0.1:7000"}, "password_env": "HG_TEST_UNSET_REDIS"}, "with.redis: password_env: HG_TEST_UNSET_REDIS is not set"},
+	} {
+		h, err := NewRateLimit(hooks.BuiltinConfig{Event: hooks.PreToolUse, With: map[string]any{"limit": 1, "window": "1m", "redis": tc.redis}})
+		if err == nil {
+			t.Errorf("%s: accepted", name)
+			h.(hooks.Closer).Close()
+			continue
+		}
+		if !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", name, err, tc.want)
+		}
+	}
 }
 
 // TestRateLimitRedisUnreachable needs no server: a closed port on loopback

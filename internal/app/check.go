@@ -76,9 +76,10 @@ func (e *CheckError) Error() string {
 	return fmt.Sprintf("invalid configuration (%d problem(s)):\n  %s", len(lines), strings.Join(lines, "\n  "))
 }
 
-// add renders a hook entry's problem. The compiler's messages start with
-// the field they are about ("event: unknown event ..."), which names the
-// problem's Path.
+// add renders a hook entry's problems, one per problem its error joins
+// (a builtin's parameters can hold several), each with the entry's line.
+// The compiler's messages start with the field they are about ("event:
+// unknown event ..."), which names the problem's Path.
 func (e *CheckError) add(cfg *config.Config, ce *hooks.ConfigError) {
 	file := cfg.Path
 	if ce.Origin != "" {
@@ -87,21 +88,46 @@ func (e *CheckError) add(cfg *config.Config, ce *hooks.ConfigError) {
 	if file == "" {
 		file = "config"
 	}
-	msg := ce.Err.Error()
-	field := msg
-	if i := strings.IndexAny(field, ": "); i >= 0 {
-		field = field[:i]
-	}
-	key := fmt.Sprintf("hooks[%d].%s", ce.Index, field)
-	if ce.Origin != "" {
-		key = "" // a tenant's file: never an entry of the configuration
-	}
 	id := ""
 	if ce.ID != "" {
 		id = " " + ce.ID
 	}
-	e.Problems = append(e.Problems, config.Problem{File: file, Line: ce.Line, Msg: fmt.Sprintf("hooks[%d]%s: %s", ce.Index, id, msg)})
-	e.Fields = append(e.Fields, key)
+	for _, msg := range eachProblem(ce.Err) {
+		field := msg
+		if i := strings.IndexAny(field, ": "); i >= 0 {
+			field = field[:i]
+		}
+		key := fmt.Sprintf("hooks[%d].%s", ce.Index, field)
+		if ce.Origin != "" {
+			key = "" // a tenant's file: never an entry of the configuration
+		}
+		e.Problems = append(e.Problems, config.Problem{File: file, Line: ce.Line, Msg: fmt.Sprintf("hooks[%d]%s: %s", ce.Index, id, msg)})
+		e.Fields = append(e.Fields, key)
+	}
+}
+
+// eachProblem renders err once per error an errors.Join in its chain
+// holds, each wrapped as the join was ("handler (builtin): ... : "), so
+// that every problem reads whole on a line of its own.
+func eachProblem(err error) []string {
+	msg := err.Error()
+	var many interface{ Unwrap() []error }
+	if !errors.As(err, &many) {
+		return []string{msg}
+	}
+	joined := many.(error).Error()
+	i := strings.Index(msg, joined)
+	if i < 0 || !strings.Contains(joined, "\n") {
+		return []string{msg}
+	}
+	prefix, suffix := msg[:i], msg[i+len(joined):]
+	var out []string
+	for _, inner := range many.Unwrap() {
+		for _, m := range eachProblem(inner) {
+			out = append(out, prefix+m+suffix)
+		}
+	}
+	return out
 }
 
 // noApprover stands in for the approval gate while a configuration is only

@@ -4,6 +4,9 @@
 // machine, and fails under the test command, which sets
 // HOOKGATE_REQUIRE_SERVICES=1: there, a service that did not start must
 // never turn into silently skipped tests.
+//
+// It also starts Redis deployments a test needs of its own (a Sentinel,
+// a Cluster, a TLS-only server) from redis-server: see redis_topology.go.
 package testenv
 
 import (
