@@ -16,19 +16,28 @@ import (
 	"github.com/hookgate/hookgate/store"
 )
 
-// pausingUpstream streams mixedBatch's chat events one by one and, after
-// the first event that carries a tool-call delta, waits for its gate: the
-// call is then incomplete upstream until the test opens the gate.
+// pausingUpstream streams its events one by one (mixedBatch's chat events
+// unless told otherwise) and, after the first event that carries marker (a
+// tool call's first delta), waits for its gate: the call is then
+// incomplete upstream until the test opens the gate.
 type pausingUpstream struct {
 	srv  *httptest.Server
 	mu   sync.Mutex
 	gate chan struct{}
 }
 
+// chatCallMarker is what the first delta of a chat tool call carries.
+const chatCallMarker = `"tool_calls"`
+
 func startPausingUpstream(t *testing.T) *pausingUpstream {
 	t.Helper()
+	return startPausingUpstreamOf(t, mixedBatch.SSE(), chatCallMarker)
+}
+
+func startPausingUpstreamOf(t *testing.T, sse []byte, marker string) *pausingUpstream {
+	t.Helper()
 	u := &pausingUpstream{}
-	events := bytes.SplitAfter(mixedBatch.SSE(), []byte("\n\n"))
+	events := bytes.SplitAfter(sse, []byte("\n\n"))
 	u.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		u.mu.Lock()
@@ -44,7 +53,7 @@ func startPausingUpstream(t *testing.T) *pausingUpstream {
 			}
 			w.Write(ev)
 			fl.Flush()
-			if !paused && bytes.Contains(ev, []byte(`"tool_calls"`)) {
+			if !paused && bytes.Contains(ev, []byte(marker)) {
 				paused = true
 				select {
 				case <-gate:
@@ -79,10 +88,15 @@ func (u *pausingUpstream) arm(open bool) func() {
 // tool-call delta before the upstream was let go on, and the whole body.
 func streamPaused(t *testing.T, u *pausingUpstream, base string, header map[string]string) (early bool, body []byte) {
 	t.Helper()
+	return streamPausedAt(t, u, base+"/v1/chat/completions",
+		[]byte(`{"model":"m","stream":true,"messages":[{"role":"user","content":"clean up"}]}`), chatCallMarker, header)
+}
+
+func streamPausedAt(t *testing.T, u *pausingUpstream, url string, reqBody []byte, marker string, header map[string]string) (early bool, body []byte) {
+	t.Helper()
 	release := u.arm(false)
 	defer release()
-	req, err := newPost(base+"/v1/chat/completions",
-		[]byte(`{"model":"m","stream":true,"messages":[{"role":"user","content":"clean up"}]}`), header)
+	req, err := newPost(url, reqBody, header)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +136,7 @@ func streamPaused(t *testing.T, u *pausingUpstream, base string, header map[stri
 			}
 			break
 		}
-		if !early && bytes.Contains(l.b, []byte(`"tool_calls"`)) {
+		if !early && bytes.Contains(l.b, []byte(marker)) {
 			early = true
 			release()
 		}
@@ -250,5 +264,66 @@ tenants:
 	}
 	if bytes.Contains(held, []byte("no-preserve-root")) || !bytes.Contains(held, []byte("acme runs no shell")) {
 		t.Fatalf("acme's enforcing hook did not hold and block the call:\n%s", held)
+	}
+}
+
+// messagesCall is an Anthropic Messages stream whose exec call's input
+// arrives in three fragments.
+const messagesCall = `event: message_start
+data: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-x","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":5,"output_tokens":1}}}
+
+event: content_block_start
+data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Cleaning up."}}
+
+event: content_block_stop
+data: {"type":"content_block_stop","index":0}
+
+event: content_block_start
+data: {"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_rm","name":"exec","input":{}}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"command\":"}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"\"rm -rf / "}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"--no-preserve-root\"}"}}
+
+event: content_block_stop
+data: {"type":"content_block_stop","index":1}
+
+event: message_delta
+data: {"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":20}}
+
+event: message_stop
+data: {"type":"message_stop"}
+
+`
+
+func TestDryRunOnlyChainRelaysMessagesCallsUnheld(t *testing.T) {
+	u := startPausingUpstreamOf(t, []byte(messagesCall), `"tool_use"`)
+	stack := func(extra string) string {
+		doc := "listen: 127.0.0.1:0\nadmin:\n  listen: 127.0.0.1:0\nupstreams:\n  - name: claude\n    provider: anthropic\n    base_url: " + u.srv.URL + "\n" + extra
+		return startApp(t, doc).URL()
+	}
+	req := []byte(`{"model":"claude-x","max_tokens":100,"stream":true,"messages":[{"role":"user","content":"clean up"}]}`)
+	bareEarly, want := streamPausedAt(t, u, stack("")+"/v1/messages", req, `"tool_use"`, nil)
+	if !bareEarly || !bytes.Contains(want, []byte("toolu_rm")) {
+		t.Fatalf("the no-hook run: early %v, body:\n%s", bareEarly, want)
+	}
+	dbPath := filepath.Join(t.TempDir(), "audit.db")
+	early, got := streamPausedAt(t, u, stack(dryRunPolicy+"store:\n  path: "+dbPath+"\n")+"/v1/messages", req, `"tool_use"`, map[string]string{"X-Session-Id": "unheld-m"})
+	if !early {
+		t.Error("with only a dry-run hook, the tool_use start was held until the upstream finished the call")
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("bytes differ from the no-hook run:\n got %q\nwant %q", got, want)
+	}
+	if d := dryRunDecisions(t, dbPath, "dry-no-rm", 1); d["would_block"] != 1 {
+		t.Fatalf("audit decisions %v, want one would_block", d)
 	}
 }

@@ -41,9 +41,14 @@ func (x *exchangeState) callsUnheld() bool {
 func (x *exchangeState) observeUnheld(ctx context.Context, ev *hooks.Event, args []byte, clock *callClock) {
 	x.countToolCall(ev.ToolName, hooks.Allow)
 	clock.issued(x.id.session, ev.ToolCallID)
-	engine := x.engine
-	ctx = context.WithoutCancel(ctx)
-	go judgeToolCall(ctx, engine, ev, args)
+	observeCall(ctx, x.engine, ev, args)
+}
+
+// observeCall dispatches a complete unheld call on its own goroutine and
+// drops the verdict; ctx's cancellation (the stream's end) does not reach
+// it.
+func observeCall(ctx context.Context, engine *hooks.Engine, ev *hooks.Event, args []byte) {
+	go judgeToolCall(context.WithoutCancel(ctx), engine, ev, args)
 }
 
 // relayToolFrame is holdToolFrame for unheld calls: the event goes out
