@@ -41,6 +41,7 @@ type chatStream struct {
 	responseID string
 
 	keepText bool // the answer's text is needed: pre_response, stop, retries
+	unheld   bool // tool calls go out as they come (unheld_calls.go)
 	terminal bool // [DONE], a finish, or an in-band error was seen
 	errored  bool // an in-band error was passed on: later events are not
 	done     bool // [DONE] was seen: any later data event ends the stream
@@ -57,6 +58,9 @@ type choiceState struct {
 	blocked  int
 	survived int
 	shifted  bool // a call of this choice was blocked: later ones are re-indexed
+	// unwatched: an unheld call of this choice could not be assembled; its
+	// calls go on unseen by the dry-run hooks.
+	unwatched bool
 	// spoke and endsLine track what the client was shown (text and notes)
 	// whether or not the text itself is kept, so that a block note starts
 	// on a line of its own.
@@ -108,6 +112,7 @@ func newChatStream(x *chatExchange, client Sink, reqBody []byte) *chatStream {
 		retry:      retryState{reqBody: reqBody},
 		keepText: x.retryPossible() || x.chat.has(hooks.PreResponse) || x.chat.has(hooks.Stop) ||
 			x.chat.has(hooks.SubagentStop),
+		unheld: x.callsUnheld(),
 	}
 }
 
@@ -303,6 +308,9 @@ func (s *chatStream) onFrame(ctx context.Context, f *providers.SSEFrame) error {
 // can then no longer be emitted as it came. Other members (role, reasoning,
 // provider extras) stay with the held event.
 func (s *chatStream) holdToolFrame(ctx context.Context, f *providers.SSEFrame, finish []int) error {
+	if s.unheld {
+		return s.relayToolFrame(ctx, f, finish)
+	}
 	hf := &heldFrame{raw: clone(f.Raw), data: clone(f.Data), finish: finish}
 	for i := range s.chunk.Choices {
 		ch := &s.chunk.Choices[i]
@@ -415,6 +423,9 @@ func (s *chatStream) finishChoices(ctx context.Context, finish []int) {
 			continue
 		}
 		cs.finished = true
+		if cs.unwatched {
+			continue
+		}
 		for _, ord := range cs.asm.Finish() {
 			s.judge(ctx, cs.calls[ord])
 		}
@@ -425,7 +436,7 @@ func (s *chatStream) finishChoices(ctx context.Context, finish []int) {
 // stream whose provider never sets finish_reason).
 func (s *chatStream) completeAll(ctx context.Context) {
 	for _, cs := range s.choices {
-		if !cs.asm.Finished() {
+		if !cs.asm.Finished() && !cs.unwatched {
 			for _, ord := range cs.asm.Finish() {
 				s.judge(ctx, cs.calls[ord])
 			}
@@ -444,6 +455,12 @@ func (s *chatStream) judge(ctx context.Context, c *heldCall) {
 	c.args = clone(tc.NormalizedArguments())
 	ev := s.x.id.event(hooks.PreToolUse, s.responseID, c.id, strconv.Itoa(c.choice.index)+"/"+strconv.Itoa(c.ordinal))
 	ev.ToolName, ev.ToolCallID = c.name, c.id
+	if s.unheld {
+		c.emitted = true
+		c.choice.survived++
+		s.x.observeUnheld(ctx, ev, c.args, s.x.chat.clock)
+		return
+	}
 	nameHeldSpan(c.span, c.name, c.id)
 	s.judging++
 	engine := s.x.chat.opts.Engine

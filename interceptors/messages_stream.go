@@ -65,6 +65,7 @@ type messagesStream struct {
 	settled  bool // the notes and pre_response's text have gone out
 	started  bool // message_start was seen
 	terminal bool // message_stop, or the upstream's error event, was seen
+	unheld   bool // tool blocks go out as they come (unheld_calls.go)
 }
 
 // msgKind is what an event does to the message.
@@ -111,6 +112,7 @@ func newMessagesStream(x *messagesExchange, client Sink) *messagesStream {
 		x:          x,
 		eventRelay: newEventRelay(client, x.m.loop.opts.MaxEventBytes, x.m.loop.opts.MaxStreamBytes, &x.work),
 		judged:     make(chan *msgBlock, 16),
+		unheld:     x.callsUnheld(),
 	}
 }
 
@@ -222,6 +224,11 @@ func (s *messagesStream) onFrame(ctx context.Context, f *providers.SSEFrame) err
 		}
 		s.toolUses++
 		s.x.held(1)
+		if s.unheld {
+			// Allowed before it is judged: the dry runs see it once complete.
+			b.v, b.resolved = verdict{Decision: hooks.Allow}, true
+			return s.pass(ctx, f, msgBlockStart, b)
+		}
 		b.span = startHeldSpan(ctx)
 		nameHeldSpan(b.span, b.name, b.id)
 		s.hold(f, msgBlockStart, b)
@@ -262,6 +269,9 @@ func (s *messagesStream) onFrame(ctx context.Context, f *providers.SSEFrame) err
 				return s.fail("invalid_tool_call", "the upstream sent a tool call hookgate cannot hold: "+err.Error(), err)
 			}
 		}
+		if s.unheld {
+			return s.pass(ctx, f, msgBlockDelta, b)
+		}
 		s.hold(f, msgBlockDelta, b)
 		return nil
 	case ev.Is(providers.ContentBlockStop):
@@ -273,6 +283,11 @@ func (s *messagesStream) onFrame(ctx context.Context, f *providers.SSEFrame) err
 			return s.pass(ctx, f, msgBlockStop, b)
 		}
 		b.stopped = true
+		if s.unheld {
+			err := s.pass(ctx, f, msgBlockStop, b)
+			s.judge(ctx, b)
+			return err
+		}
 		s.hold(f, msgBlockStop, b)
 		s.judge(ctx, b)
 		return nil
@@ -362,6 +377,10 @@ func (s *messagesStream) judge(ctx context.Context, b *msgBlock) {
 	}
 	ev := s.x.id.event(hooks.PreToolUse, s.messageID, b.id, strconv.Itoa(b.up))
 	ev.ToolName, ev.ToolCallID = b.name, b.id
+	if s.unheld {
+		observeCall(ctx, s.x.engine, ev, args)
+		return
+	}
 	s.judging++
 	engine := s.x.m.loop.opts.Engine
 	go func() {
