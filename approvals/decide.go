@@ -24,7 +24,7 @@ func (g *Gate) Decide(ctx context.Context, id string, approve bool, by string) (
 	return g.Answer(ctx, id, approve, by, "")
 }
 
-// Answer is Decide with the approver's comment, recorded with the answer
+// Answer is Gate.Decide with the approver's comment, recorded with the answer
 // (the console and the admin API take one).
 func (g *Gate) Answer(ctx context.Context, id string, approve bool, by, comment string) (store.Confirmation, error) {
 	c, err := decide(ctx, g.store, id, approve, by, comment)
@@ -36,8 +36,9 @@ func (g *Gate) Answer(ctx context.Context, id string, approve bool, by, comment 
 
 // Decide is the gate's answer path without a running gate: the command
 // line writes to the store directly, so it works while hookgate is down.
-func Decide(ctx context.Context, st *store.Store, id string, approve bool, by string) (store.Confirmation, error) {
-	return decide(ctx, st, id, approve, by, "")
+// comment (may be empty) is recorded with the answer.
+func Decide(ctx context.Context, st *store.Store, id string, approve bool, by, comment string) (store.Confirmation, error) {
+	return decide(ctx, st, id, approve, by, comment)
 }
 
 func decide(ctx context.Context, st *store.Store, id string, approve bool, by, comment string) (store.Confirmation, error) {

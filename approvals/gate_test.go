@@ -66,7 +66,7 @@ func asked(t *testing.T, g *Gate, ch *recordingChannel, q hooks.ApprovalQuestion
 		}
 		out <- a
 	}()
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for ch.count() < cards && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -129,7 +129,7 @@ func TestARestartReattachesAndHonoursAnAnswerGivenMeanwhile(t *testing.T) {
 		t.Fatal("a retried call posted a second card")
 	}
 	// Answered through the command line (the store directly).
-	if _, err := Decide(context.Background(), st2, ch.cards[0].ApprovalID, true, "cli"); err != nil {
+	if _, err := Decide(context.Background(), st2, ch.cards[0].ApprovalID, true, "cli", ""); err != nil {
 		t.Fatal(err)
 	}
 	if a := <-out; !a.Approved || a.By != "cli" {

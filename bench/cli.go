@@ -58,7 +58,7 @@ func (c Command) Main(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		scenarios   = fs.String("scenarios", c.defaultScenarios(), "comma-separated scenarios: plain, stream, fixtures (all recorded streams), "+fixtureNames()+", hooks (all hook scenarios), hooks-plain, hooks-stream, "+hookScenarioNames()+", "+HookedPathGroup+" (a recorded stream with 2 parallel tool calls under 5 hook configurations; read the multiples of the hop), "+hookedPathNames()+", all")
+		scenarios   = fs.String("scenarios", c.defaultScenarios(), "comma-separated scenarios: plain, stream, fixtures (all recorded streams), "+fixtureNames()+", hooks (all hook scenarios), hooks-plain, hooks-stream, "+hookScenarioNames()+", "+responsesScenarioNames()+" (POST /v1/responses), "+HookedPathGroup+" (a recorded stream with 2 parallel tool calls under 5 hook configurations; read the multiples of the hop), "+hookedPathNames()+", all")
 		requests    = fs.Int("requests", 1000, "at most this many rounds per phase (a round sends one request to every target)")
 		duration    = fs.Duration("duration", 10*time.Second, "at most this long per phase")
 		warmup      = fs.Int("warmup", 20, "rounds sent and discarded before each phase (negative: none)")

@@ -224,8 +224,18 @@ func TestScenariosAndTargets(t *testing.T) {
 		t.Error("unknown scenario accepted")
 	}
 	all, err := Scenarios([]string{"all", "plain"}, Options{})
-	if err != nil || len(all) != 2+len(FixtureStreams)+len(HookScenarios(Options{})) {
+	responses := ResponsesHookScenarios(Options{})
+	if len(responses) != len(responsesHookKinds) {
+		t.Fatalf("%d Responses hook scenarios, want %d", len(responses), len(responsesHookKinds))
+	}
+	if err != nil || len(all) != 2+len(FixtureStreams)+len(HookScenarios(Options{}))+len(responses) {
 		t.Fatalf("all: %d scenarios, %v", len(all), err)
+	}
+	for _, sc := range responses {
+		one, err := Scenarios([]string{sc.Name}, Options{})
+		if err != nil || len(one) != 1 || one[0].Path != "/v1/responses" {
+			t.Errorf("%s alone: %v, %v", sc.Name, one, err)
+		}
 	}
 	for _, sc := range all {
 		if !json.Valid(sc.Body) {

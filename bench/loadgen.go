@@ -45,6 +45,7 @@ type client struct {
 	// ids (X-Session-Id).
 	sessions int
 	seq      atomic.Uint64
+	toolKey  []byte // marks the first tool call (Scenario.ToolKey)
 }
 
 func newClient(baseURL string, t *Target, sc *Scenario, timeout time.Duration) (*client, error) {
@@ -66,6 +67,7 @@ func newClient(baseURL string, t *Target, sc *Scenario, timeout time.Duration) (
 		target:  t,
 		sc:      sc,
 		timeout: timeout,
+		toolKey: sc.toolKey(),
 	}, nil
 }
 
@@ -137,7 +139,7 @@ func (c *client) do() sample {
 				}
 				if streamed && s.ttTool == 0 {
 					var found bool
-					found, toolFrom = findKey(buf, toolFrom, keyToolCalls)
+					found, toolFrom = findKey(buf, toolFrom, c.toolKey)
 					if found {
 						s.ttTool = now.Sub(start)
 					}

@@ -32,6 +32,10 @@ type Scenario struct {
 	// list) that the hookgate starter applies for this scenario; empty
 	// means no hooks. Direct and bare hop ignore it.
 	Hooks string
+	// ToolKey is the bytes whose first arrival in a streamed body marks
+	// its first tool call (the "first call" figure); nil means a chat
+	// completion's "tool_calls".
+	ToolKey []byte
 	// Verify checks one response. Nil means: status 200 and a body identical
 	// to Response.Body (only the status for a Loose target).
 	Verify func(status int, body []byte) error
@@ -53,6 +57,13 @@ func (sc *Scenario) path() string {
 		return "/v1/chat/completions"
 	}
 	return sc.Path
+}
+
+func (sc *Scenario) toolKey() []byte {
+	if sc.ToolKey == nil {
+		return keyToolCalls
+	}
+	return sc.ToolKey
 }
 
 // check applies Verify, or the default check.
@@ -143,8 +154,9 @@ func FixtureStream(name, fixture, about string, o Options) (Scenario, error) {
 // Scenarios returns the built-in scenarios named in names ("plain",
 // "stream", a fixture scenario's name, "fixtures" for all of those, a hook
 // scenario's name, "hooks", "hooks-plain" or "hooks-stream" for those,
-// "hooked-path" or one of its scenarios' names, "all" for everything but
-// the hooked-path scenarios), in the order given.
+// "hooked-path" or one of its scenarios' names, a Responses hook
+// scenario's name, "all" for everything but the hooked-path scenarios), in
+// the order given.
 func Scenarios(names []string, o Options) ([]Scenario, error) {
 	var out []Scenario
 	seen := map[string]bool{}
@@ -183,6 +195,12 @@ func Scenarios(names []string, o Options) ([]Scenario, error) {
 				}
 			}
 		}
+		for _, sc := range ResponsesHookScenarios(o) {
+			if n == sc.Name || n == "all" {
+				add(sc)
+				matched = true
+			}
+		}
 		for _, f := range FixtureStreams {
 			if n == f.Name || n == "fixtures" || n == "all" {
 				sc, err := FixtureStream(f.Name, f.Fixture, f.About, o)
@@ -194,7 +212,7 @@ func Scenarios(names []string, o Options) ([]Scenario, error) {
 			}
 		}
 		if !matched {
-			return nil, fmt.Errorf("bench: unknown scenario %q (known: plain, stream, fixtures, hooks, hooks-plain, hooks-stream, %s, all, %s, %s, %s)", n, HookedPathGroup, fixtureNames(), hookScenarioNames(), hookedPathNames())
+			return nil, fmt.Errorf("bench: unknown scenario %q (known: plain, stream, fixtures, hooks, hooks-plain, hooks-stream, %s, all, %s, %s, %s, %s)", n, HookedPathGroup, fixtureNames(), hookScenarioNames(), responsesScenarioNames(), hookedPathNames())
 		}
 	}
 	return out, nil

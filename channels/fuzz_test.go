@@ -15,7 +15,7 @@ import (
 
 func fuzzChannel(f *testing.F, cfg config.Channel) Channel {
 	f.Helper()
-	ch, err := NewChannel(cfg, WithClock(fixedNow))
+	ch, err := buildChannel(cfg, withClock(fixedNow))
 	if err != nil {
 		f.Fatal(err)
 	}

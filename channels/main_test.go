@@ -47,9 +47,9 @@ func build(t *testing.T, cfg config.Channel, now func() time.Time) Channel {
 	if now == nil {
 		now = func() time.Time { return t0 }
 	}
-	ch, err := NewChannel(cfg, WithClock(now))
+	ch, err := buildChannel(cfg, withClock(now))
 	if err != nil {
-		t.Fatalf("NewChannel: %v", err)
+		t.Fatalf("buildChannel: %v", err)
 	}
 	t.Cleanup(ch.Close)
 	return ch

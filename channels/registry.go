@@ -17,16 +17,9 @@ type options struct {
 	now    func() time.Time
 }
 
-// WithHTTPClient makes channels send through c instead of the default
-// client (10 s timeout, redirects never followed). The caller then owns
-// c's timeouts and redirect policy.
-func WithHTTPClient(c *http.Client) Option {
-	return func(o *options) { o.client = c }
-}
-
-// WithClock makes channels read the time from now (signing, freshness,
+// withClock makes channels read the time from now (signing, freshness,
 // token expiry) instead of time.Now.
-func WithClock(now func() time.Time) Option {
+func withClock(now func() time.Time) Option {
 	return func(o *options) { o.now = now }
 }
 
@@ -44,15 +37,17 @@ func buildOptions(opts []Option) options {
 	return o
 }
 
-// NewChannel builds one channel from its configuration, whose secrets the
+// buildChannel builds one channel from its configuration, as New does for
+// each (the tests build them one at a time).
+func buildChannel(c config.Channel, opts ...Option) (Channel, error) {
+	return newChannel(c, buildOptions(opts))
+}
+
+// newChannel builds one channel from its configuration, whose secrets the
 // config package has already resolved. It checks what sending needs (a
 // URL, a token, an app id, a conversation); what callbacks need is checked
 // when one arrives, so a channel used only for messages needs no signing
 // secret.
-func NewChannel(c config.Channel, opts ...Option) (Channel, error) {
-	return newChannel(c, buildOptions(opts))
-}
-
 func newChannel(c config.Channel, o options) (Channel, error) {
 	if c.Name == "" {
 		return nil, errors.New("channel has no name")

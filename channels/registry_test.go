@@ -61,7 +61,7 @@ func TestNewRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ch, err := NewChannel(tt.cfg)
+			ch, err := buildChannel(tt.cfg)
 			if err == nil {
 				ch.Close()
 				t.Fatal("accepted")

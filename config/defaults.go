@@ -1,6 +1,10 @@
 package config
 
-import "time"
+import (
+	"time"
+
+	"github.com/hookgate/hookgate/providers"
+)
 
 // Defaults that fit real agent traffic: requests with images and long
 // histories run to several MiB, and a reasoning model can think for minutes
@@ -111,7 +115,7 @@ func applyDefaults(c *Config) {
 	setString(&c.Log.Level, "info")
 	setString(&c.Log.Format, "text")
 	for i := range c.Upstreams {
-		setString(&c.Upstreams[i].Provider, "openai")
+		setString(&c.Upstreams[i].Provider, providers.DefaultProvider)
 	}
 }
 

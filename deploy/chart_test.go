@@ -3,6 +3,7 @@ package deploy
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -92,6 +93,7 @@ func TestChartProduction(t *testing.T) {
 		"HOOKGATE_SESSION_KEY":       "secret hookgate-console/session-key",
 		"HOOKGATE_PG_DSN":            "secret hookgate-postgres/dsn",
 		"HOOKGATE_REDIS_ADDR":        "redis-master.platform.svc:6379",
+		"HOOKGATE_REDIS_PASSWORD":    "secret hookgate-redis/password",
 	}
 	for k, v := range wantEnv {
 		if w.Env[k] != v {
@@ -191,6 +193,124 @@ func TestChartPersistence(t *testing.T) {
 	}
 }
 
+// rateLimitHook is a rate_limit hook whose counters live in Redis, the
+// redis: block left to the chart's redis values.
+func rateLimitHook(redis map[string]any) map[string]any {
+	return map[string]any{"config": map[string]any{"hooks": []any{map[string]any{
+		"id": "exec-budget", "event": "pre_tool_use", "matcher": "^exec$",
+		"handler": map[string]any{"type": "builtin", "name": "rate_limit", "with": map[string]any{
+			"limit": 10, "window": "1m", "redis": redis,
+		}},
+	}}}}
+}
+
+// hookRedis is the redis: block of the config's first hook.
+func hookRedis(t *testing.T, cfg map[string]any) map[string]any {
+	t.Helper()
+	hooks, _ := cfg["hooks"].([]any)
+	if len(hooks) == 0 {
+		t.Fatalf("no hooks in the config")
+	}
+	h, _ := hooks[0].(map[string]any)
+	handler, _ := h["handler"].(map[string]any)
+	with, _ := handler["with"].(map[string]any)
+	r, _ := with["redis"].(map[string]any)
+	return r
+}
+
+// TestChartRedisSecrets: the Redis password (and Sentinel's) come from
+// Secrets as variables that the rate_limit hook's redis: block names;
+// Sentinel and Cluster addresses reach the block; no password is ever
+// written into the ConfigMap. hookgate validate accepts every rendering.
+func TestChartRedisSecrets(t *testing.T) {
+	merge := func(a, b map[string]any) map[string]any {
+		for k, v := range b {
+			a[k] = v
+		}
+		return a
+	}
+	cases := []struct {
+		name      string
+		redis     map[string]any // the values' redis:
+		hookBlock map[string]any // the hook's own redis: block
+		extra     map[string]any // other values
+		wantEnv   map[string]string
+		wantKeys  map[string]any
+	}{
+		{
+			name:      "password for one server",
+			redis:     map[string]any{"addr": "redis.platform.svc:6379", "passwordSecret": map[string]any{"name": "hookgate-redis", "key": "password"}},
+			hookBlock: map[string]any{"key_prefix": "hg:"},
+			wantEnv:   map[string]string{"HOOKGATE_REDIS_ADDR": "redis.platform.svc:6379", "HOOKGATE_REDIS_PASSWORD": "secret hookgate-redis/password"},
+			wantKeys:  map[string]any{"password_env": "HOOKGATE_REDIS_PASSWORD", "key_prefix": "hg:"},
+		},
+		{
+			name: "sentinel",
+			redis: map[string]any{"passwordSecret": map[string]any{"name": "hookgate-redis", "key": "password"}, "sentinel": map[string]any{
+				"masterName": "mymaster", "addrs": []any{"s0.platform.svc:26379", "s1.platform.svc:26379"},
+				"passwordSecret": map[string]any{"name": "hookgate-redis", "key": "sentinel-password"},
+			}},
+			hookBlock: map[string]any{},
+			wantEnv:   map[string]string{"HOOKGATE_REDIS_PASSWORD": "secret hookgate-redis/password", "HOOKGATE_REDIS_SENTINEL_PASSWORD": "secret hookgate-redis/sentinel-password"},
+			wantKeys: map[string]any{"password_env": "HOOKGATE_REDIS_PASSWORD", "sentinel_password_env": "HOOKGATE_REDIS_SENTINEL_PASSWORD",
+				"master_name": "mymaster", "sentinel_addrs": []any{"s0.platform.svc:26379", "s1.platform.svc:26379"}},
+		},
+		{
+			name:      "cluster",
+			redis:     map[string]any{"cluster": map[string]any{"addrs": []any{"c0.platform.svc:6379"}}, "passwordSecret": map[string]any{"name": "hookgate-redis", "key": "password"}},
+			hookBlock: map[string]any{"password_env": "MY_OWN_REDIS_PASSWORD"},
+			// The hook's own key wins over the chart's.
+			extra:    map[string]any{"secrets": map[string]any{"env": []any{map[string]any{"env": "MY_OWN_REDIS_PASSWORD", "secretName": "own", "secretKey": "pw"}}}},
+			wantEnv:  map[string]string{"HOOKGATE_REDIS_PASSWORD": "secret hookgate-redis/password"},
+			wantKeys: map[string]any{"password_env": "MY_OWN_REDIS_PASSWORD", "cluster_addrs": []any{"c0.platform.svc:6379"}},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			objs := mustRender(t, "", merge(merge(rateLimitHook(tc.hookBlock), map[string]any{"redis": tc.redis}), tc.extra))
+			w := checkWorkload(t, objs)
+			for k, v := range tc.wantEnv {
+				if w.Env[k] != v {
+					t.Errorf("env %s = %q, want %q", k, w.Env[k], v)
+				}
+			}
+			for k := range w.Env {
+				if _, ok := tc.wantEnv[k]; strings.HasPrefix(k, "HOOKGATE_REDIS") && !ok {
+					t.Errorf("env %s set, want only %v", k, tc.wantEnv)
+				}
+			}
+			got := hookRedis(t, w.Config)
+			if !reflect.DeepEqual(got, tc.wantKeys) {
+				t.Errorf("the hook's redis: block = %v, want %v", got, tc.wantKeys)
+			}
+			// The ConfigMap names variables only: no password key, no
+			// Secret's name or key.
+			for _, leak := range []string{"password:", "hookgate-redis", "sentinel-password"} {
+				if strings.Contains(w.ConfigText, leak) {
+					t.Errorf("the ConfigMap holds %q:\n%s", leak, w.ConfigText)
+				}
+			}
+			env := map[string]string{}
+			for k, src := range w.Env {
+				env[k] = src
+				if strings.HasPrefix(src, "secret ") {
+					env[k] = "s3cret-" + strings.ToLower(k)
+				}
+			}
+			validateConfig(t, tc.name, w.ConfigText, env)
+		})
+	}
+
+	// A rate_limit hook without a redis: block keeps its counters in
+	// memory: the chart adds none.
+	hook := rateLimitHook(nil)
+	delete(hook["config"].(map[string]any)["hooks"].([]any)[0].(map[string]any)["handler"].(map[string]any)["with"].(map[string]any), "redis")
+	objs := mustRender(t, "", merge(hook, map[string]any{"redis": cases[0].redis}))
+	if r := hookRedis(t, checkWorkload(t, objs).Config); r != nil {
+		t.Errorf("a hook without redis: got %v from the chart", r)
+	}
+}
+
 // TestChartRefusesUnsafeValues: values that would run hookgate wrongly
 // fail the rendering with a reason, instead of deploying.
 func TestChartRefusesUnsafeValues(t *testing.T) {
@@ -210,6 +330,10 @@ func TestChartRefusesUnsafeValues(t *testing.T) {
 		{"misspelt nested value", map[string]any{"timeouts": map[string]any{"shutdownGrace": 10}}, "shutdownGrace"},
 		{"a duration for seconds", map[string]any{"timeouts": map[string]any{"drainDelaySeconds": "5s"}}, "drainDelaySeconds"},
 		{"a secret without its key", map[string]any{"secrets": map[string]any{"env": []any{map[string]any{"env": "OPENAI_API_KEY", "secretName": "upstream"}}}}, "secretKey"},
+		{"redis addr and sentinel", map[string]any{"redis": map[string]any{"addr": "r:6379", "sentinel": map[string]any{"masterName": "m", "addrs": []any{"s:26379"}}}}, "set one of addr/addrSecret, sentinel and cluster"},
+		{"redis sentinel and cluster", map[string]any{"redis": map[string]any{"cluster": map[string]any{"addrs": []any{"c:6379"}}, "sentinel": map[string]any{"masterName": "m", "addrs": []any{"s:26379"}}}}, "set one of addr/addrSecret, sentinel and cluster"},
+		{"sentinel without addrs", map[string]any{"redis": map[string]any{"sentinel": map[string]any{"masterName": "m"}}}, "needs both masterName and addrs"},
+		{"a redis password without its key", map[string]any{"redis": map[string]any{"passwordSecret": map[string]any{"name": "r"}}}, "key"},
 		{"an admin token without its key", map[string]any{"secrets": map[string]any{"adminToken": map[string]any{"secretName": "admin"}}}, "secretKey"},
 	}
 	for _, tc := range cases {

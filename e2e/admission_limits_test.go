@@ -109,6 +109,9 @@ func TestHardeningAdmissionStreamLimit(t *testing.T) {
 	}
 	waitFor(t, "the stream slots back", func() bool { return admissionMetric(t, s, "in_use", "streams") == 0 })
 	hgAlive(t, s)
+	// hgAlive's own stream gives its slot back after its last byte reaches
+	// the client, so wait for it before counting the next stream's slot.
+	waitFor(t, "hgAlive's stream slot back", func() bool { return admissionMetric(t, s, "in_use", "streams") == 0 })
 
 	// A client that leaves mid-stream gives its slot back too.
 	conn, err := net.Dial("tcp", hgHost(s.app.URL()))

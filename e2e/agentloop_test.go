@@ -204,7 +204,7 @@ func TestToolResultFiresOnceAcrossResentHistory(t *testing.T) {
 			t.Fatalf("turn %d: %d %s", i, status, got)
 		}
 	}
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for seen.count("toolCallId", "call_1") < 1 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -357,7 +357,7 @@ func TestSubagentIsPolicedLikeItsParent(t *testing.T) {
 		t.Fatalf("a subagent's destructive call escaped: %s", got)
 	}
 	rawPost(t, s.app.URL(), "/v1/chat/completions", []byte(`{"model":"m","messages":[{"role":"user","content":"x"},{"role":"assistant","content":"y"},{"role":"user","content":"z"}]}`), hdr)
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for seen.count("event", "subagent_stop") < 1 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}

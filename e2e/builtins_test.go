@@ -162,7 +162,7 @@ hooks:
 	for i := 0; i < 3; i++ { // the history is resent every turn
 		rawPost(t, a.URL(), "/v1/chat/completions", []byte(`{"model":"m","messages":[`+history+strings.Repeat(`,{"role":"assistant","content":"ok"},{"role":"user","content":"and?"}`, i)+`]}`), hdr)
 	}
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for desk.count() == 0 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}

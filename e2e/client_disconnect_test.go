@@ -70,8 +70,10 @@ func newEndlessUpstream(t *testing.T, first string) *endlessUpstream {
 }
 
 // hgLeaveAfter sends a streamed chat request over raw TCP, reads until
-// the answer contains marker, and hangs up.
-func hgLeaveAfter(t *testing.T, base, marker string, header map[string]string) {
+// the answer contains marker and ready (when not nil) holds, and hangs up.
+// ready is checked at each read, so a held stream's heartbeats keep it
+// looked at.
+func hgLeaveAfter(t *testing.T, base, marker string, header map[string]string, ready func() bool) {
 	t.Helper()
 	conn, err := net.Dial("tcp", hgHost(base))
 	if err != nil {
@@ -86,11 +88,11 @@ func hgLeaveAfter(t *testing.T, base, marker string, header map[string]string) {
 	conn.SetReadDeadline(time.Now().Add(15 * time.Second))
 	var got strings.Builder
 	buf := make([]byte, 4096)
-	for !strings.Contains(got.String(), marker) {
+	for !strings.Contains(got.String(), marker) || (ready != nil && !ready()) {
 		n, err := conn.Read(buf)
 		got.Write(buf[:n])
 		if err != nil {
-			t.Fatalf("read before %q: %v\n%s", marker, err, got.String())
+			t.Fatalf("read before %q (and what the test waits for beside it): %v\n%s", marker, err, got.String())
 		}
 	}
 }
@@ -125,13 +127,15 @@ func TestHardeningClientDisconnectLeaksNothing(t *testing.T) {
 	a, _ := hgStartApp(t, cfg)
 
 	// Mid-stream: the client reads the first text and leaves.
-	hgLeaveAfter(t, a.URL(), `"content":"hello "`, map[string]string{"X-Session-Id": "s-text"})
+	hgLeaveAfter(t, a.URL(), `"content":"hello "`, map[string]string{"X-Session-Id": "s-text"}, nil)
 	left := time.Now()
 	up.waitGone(t, left, "mid-stream")
 
 	// During an approval wait: the card is out, the stream is held with
-	// heartbeats, the client leaves.
-	hgLeaveAfter(t, a.URL(), ": hookgate: holding", map[string]string{"X-Session-Id": "s-pay"})
+	// heartbeats, the client leaves. Heartbeats start as the call is held,
+	// before the gate has posted its card, so the client stays until the
+	// desk has it.
+	hgLeaveAfter(t, a.URL(), ": hookgate: holding", map[string]string{"X-Session-Id": "s-pay"}, func() bool { return cards.Load() >= 1 })
 	left = time.Now()
 	if n := cards.Load(); n < 1 {
 		t.Fatalf("%d approval cards", n)

@@ -27,7 +27,10 @@ const consoleShotsEnv = "HOOKGATE_CONSOLE_SCREENSHOTS"
 // it logs in, sees the call the approval hook holds appear live, approves
 // it with a comment, filters the decisions (by tool too), opens the
 // session's timeline and the costs page, and sees the refused reload. The held call is
-// released to the agent, with the tool call it was held for.
+// released to the agent, with the tool call it was held for. After logout
+// a copy of the cookie is refused; a second hookgate with
+// audit.capture_events on shows a session's prompt, calls, decisions and
+// result in order (capturedLoop); wrong tokens end in a 429.
 //
 // Run by scripts/test's console stage: go test -tags console -run TestConsoleInABrowser ./e2e/
 func TestConsoleInABrowser(t *testing.T) {
@@ -57,6 +60,7 @@ func TestConsoleInABrowser(t *testing.T) {
 	}
 
 	s, _, _ := approvalStack(t, 120)
+	capturedURL := capturedLoop(t, filepath.Join(t.TempDir(), "captured.db"))
 	cfgDir := t.TempDir()
 	broken := filepath.Join(cfgDir, "hookgate.yaml")
 	if err := os.WriteFile(broken, []byte("listen: 127.0.0.1:0\nhooks:\n  - id: typo\n    event: pre_tool_usage\n"), 0o600); err != nil {
@@ -70,7 +74,8 @@ func TestConsoleInABrowser(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "console.test.mjs"))
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CONSOLE_URL="+s.app.AdminURL(), "CONSOLE_TOKEN=tok-alice-secret", "CONSOLE_SHOTS="+shots, "CHROMIUM="+chromium)
+	cmd.Env = append(os.Environ(), "CONSOLE_URL="+s.app.AdminURL(), "CONSOLE_TOKEN=tok-alice-secret", "CONSOLE_SHOTS="+shots, "CHROMIUM="+chromium,
+		"CAPTURED_URL="+capturedURL, "CAPTURED_SESSION="+capturedSession)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
@@ -116,7 +121,7 @@ func TestConsoleInABrowser(t *testing.T) {
 	if !bytes.Contains(released, []byte(`"name":"pay"`)) || bytes.Contains(released, []byte("[hookgate]")) {
 		t.Fatalf("the call approved in the console did not reach the agent:\n%s", released)
 	}
-	for _, f := range []string{"console-login.png", "console-approvals.png", "console-decisions.png", "console-session.png", "console-costs.png", "console-policy.png"} {
+	for _, f := range []string{"console-login.png", "console-approvals.png", "console-decisions.png", "console-session.png", "console-costs.png", "console-policy.png", "console-session-captured.png"} {
 		if st, err := os.Stat(filepath.Join(shots, f)); err != nil || st.Size() == 0 {
 			t.Errorf("screenshot %s missing: %v", f, err)
 		}

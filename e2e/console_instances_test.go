@@ -78,3 +78,67 @@ func TestConsoleApprovalReleasesACallOnAnotherInstance(t *testing.T) {
 		t.Fatalf("the call held by the first instance was not released:\n%s", body)
 	}
 }
+
+// Two instances on one PostgreSQL store: a session logged out through the
+// first is refused by the second, which had served it a moment before,
+// and by a third started afterwards. The copy of the cookie is what is
+// replayed: the browser that logged out has forgotten it.
+func TestConsoleLogoutIsRefusedOnAnotherInstance(t *testing.T) {
+	dsn := testenv.Postgres(t)
+	t.Setenv("E2E_ALICE_TOKEN", "tok-alice-secret")
+	t.Setenv("E2E_OPS_SECRET", "ops-signing-secret")
+	t.Setenv("E2E_PG_DSN", dsn)
+	t.Setenv("E2E_SESSION_KEY", "a-key-every-instance-shares-0123456789")
+	mock := mockupstream.Start(t)
+	doc := strings.Replace(approvalConfig(mock.URL(), "http://127.0.0.1:1", "unused", 60), "store:\n  path: unused\n", "store:\n  driver: postgres\n  dsn: ${E2E_PG_DSN}\n", 1)
+	doc = strings.Replace(doc, "  tokens:\n", "  session_key_env: E2E_SESSION_KEY\n  tokens:\n", 1)
+	a, b := startApp(t, doc), startApp(t, doc)
+
+	req, _ := http.NewRequest(http.MethodPost, a.AdminURL()+"/console/login", strings.NewReader(`{"token":"tok-alice-secret"}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := httpClient().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var login struct{ CSRF string }
+	_ = json.NewDecoder(resp.Body).Decode(&login)
+	resp.Body.Close()
+	var cookie string
+	for _, c := range resp.Cookies() {
+		if c.Name == proxy.ConsoleCookie {
+			cookie = c.Name + "=" + c.Value
+		}
+	}
+	if resp.StatusCode != 200 || cookie == "" {
+		t.Fatalf("login: %d", resp.StatusCode)
+	}
+	call := func(method, base, path string) int {
+		t.Helper()
+		req, _ := http.NewRequest(method, base+path, nil)
+		req.Header.Set("Cookie", cookie)
+		req.Header.Set(proxy.ConsoleCSRFHeader, login.CSRF)
+		resp, err := httpClient().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := call("GET", b.AdminURL(), "/console/api/session"); got != 200 {
+		t.Fatalf("the second instance before logout: %d", got)
+	}
+	if got := call("POST", a.AdminURL(), "/console/api/logout"); got != 200 {
+		t.Fatalf("logout through the first instance: %d", got)
+	}
+	if got := call("GET", b.AdminURL(), "/console/api/session"); got != http.StatusUnauthorized {
+		t.Errorf("the copied cookie on the second instance after logout: %d, want 401", got)
+	}
+	if got := call("GET", a.AdminURL(), "/console/api/approvals"); got != http.StatusUnauthorized {
+		t.Errorf("the copied cookie on the first instance after logout: %d, want 401", got)
+	}
+	c := startApp(t, doc)
+	if got := call("GET", c.AdminURL(), "/console/api/session"); got != http.StatusUnauthorized {
+		t.Errorf("the copied cookie on an instance started after the logout: %d, want 401", got)
+	}
+}

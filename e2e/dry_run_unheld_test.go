@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,11 +20,13 @@ import (
 // pausingUpstream streams its events one by one (mixedBatch's chat events
 // unless told otherwise) and, after the first event that carries marker (a
 // tool call's first delta), waits for its gate: the call is then
-// incomplete upstream until the test opens the gate.
+// incomplete upstream until the test opens the gate. A pause that ends
+// because nobody opened the gate in time is counted in expired.
 type pausingUpstream struct {
-	srv  *httptest.Server
-	mu   sync.Mutex
-	gate chan struct{}
+	srv     *httptest.Server
+	mu      sync.Mutex
+	gate    chan struct{}
+	expired atomic.Int64
 }
 
 // chatCallMarker is what the first delta of a chat tool call carries.
@@ -58,6 +61,7 @@ func startPausingUpstreamOf(t *testing.T, sse []byte, marker string) *pausingUps
 				select {
 				case <-gate:
 				case <-time.After(90 * time.Second):
+					u.expired.Add(1)
 				case <-r.Context().Done():
 					return
 				}
@@ -85,7 +89,8 @@ func (u *pausingUpstream) arm(open bool) func() {
 
 // streamPaused sends a streamed chat request through base while the
 // upstream pauses mid-call. It reports whether the client read the first
-// tool-call delta before the upstream was let go on, and the whole body.
+// tool-call delta before the upstream was let go on (by the client, not by
+// the pause running out), and the whole body.
 func streamPaused(t *testing.T, u *pausingUpstream, base string, header map[string]string) (early bool, body []byte) {
 	t.Helper()
 	return streamPausedAt(t, u, base+"/v1/chat/completions",
@@ -128,6 +133,7 @@ func streamPausedAt(t *testing.T, u *pausingUpstream, url string, reqBody []byte
 		}
 	}()
 	var buf bytes.Buffer
+	expired := u.expired.Load()
 	for l := range lines {
 		buf.Write(l.b)
 		if l.err != nil {
@@ -137,7 +143,7 @@ func streamPausedAt(t *testing.T, u *pausingUpstream, url string, reqBody []byte
 			break
 		}
 		if !early && bytes.Contains(l.b, []byte(marker)) {
-			early = true
+			early = u.expired.Load() == expired
 			release()
 		}
 	}

@@ -520,15 +520,32 @@ func sumMetric(t *testing.T, fleet []*fleetInstance, name string) float64 {
 	return total
 }
 
-// waitQueuesEmpty waits until every instance's audit queue is written.
+// waitQueuesEmpty waits until every instance's audit queue is written:
+// its queue is empty and each of its hook decisions is accounted for as a
+// row written, a duplicate or a drop. An empty queue alone is not enough:
+// the batch being inserted has already left it.
 func waitQueuesEmpty(t *testing.T, fleet []*fleetInstance) {
 	t.Helper()
+	written := func(in *fleetInstance) bool {
+		one := []*fleetInstance{in}
+		if sumMetric(t, one, "hookgate_audit_queue_depth") != 0 {
+			return false
+		}
+		accounted := sumMetric(t, one, "hookgate_audit_records_written_total") +
+			sumMetric(t, one, "hookgate_audit_records_duplicate_total") +
+			sumMetric(t, one, "hookgate_audit_records_dropped_total")
+		return accounted >= sumMetric(t, one, "hookgate_hook_decisions_total")
+	}
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if sumMetric(t, fleet, "hookgate_audit_queue_depth") == 0 {
+		all := true
+		for _, in := range fleet {
+			all = all && written(in)
+		}
+		if all {
 			return
 		}
 	}
-	t.Fatal("the audit queues did not empty within 20 s")
+	t.Fatal("the audit queues were not written within 20 s")
 }
 
 // relay forwards loopback TCP connections to a server; cut closes every

@@ -307,7 +307,7 @@ func TestMessagesToolResultFiresOnceAcrossResentHistory(t *testing.T) {
 			t.Fatalf("turn %d: %d %s", i, status, got)
 		}
 	}
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for seen.count("toolCallId", "toolu_1") < 1 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}

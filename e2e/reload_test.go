@@ -153,7 +153,9 @@ func TestStreamInFlightFinishesOnItsOwnPolicy(t *testing.T) {
 	r.mock.Enqueue(mockupstream.Stream(spec.SSE(), mockupstream.Chunking{Mode: mockupstream.PerEvent, Interval: 40 * time.Millisecond}))
 	result := make(chan assembled, 1)
 	go func() { result <- goOpenAIStream(t, r.app.URL()) }()
-	time.Sleep(100 * time.Millisecond) // the stream has started under policy A
+	// The stream has started under policy A once its request reached the
+	// upstream: a request takes its runtime when it arrives.
+	waitFor(t, "the stream's request upstream", func() bool { return len(r.mock.Requests()) == 1 })
 	r.write(t, allowPolicy)
 	if err := r.app.ReloadFile(r.path); err != nil {
 		t.Fatal(err)
@@ -192,15 +194,23 @@ func TestWatchReloadsAChangedFile(t *testing.T) {
 	defer cancel()
 	reports := make(chan error, 4)
 	go r.app.Watch(ctx, r.path, 20*time.Millisecond, func(err error) { reports <- err })
-	time.Sleep(50 * time.Millisecond)
-	r.write(t, allowPolicy+"# changed\n")
-	select {
-	case err := <-reports:
-		if err != nil {
-			t.Fatalf("reload: %v", err)
+	// The watcher starts from the file as it first finds it, which may
+	// already be the changed one on a loaded machine: then the file
+	// changes again, until a reload is reported.
+	giveUp := time.After(20 * time.Second)
+	for n := 0; ; n++ {
+		r.write(t, allowPolicy+fmt.Sprintf("# change %d\n", n))
+		select {
+		case err := <-reports:
+			if err != nil {
+				t.Fatalf("reload: %v", err)
+			}
+		case <-time.After(250 * time.Millisecond):
+			continue
+		case <-giveUp:
+			t.Fatal("the change was not noticed")
 		}
-	case <-time.After(3 * time.Second):
-		t.Fatal("the change was not noticed")
+		break
 	}
 	r.mock.Enqueue(mockupstream.JSON(200, mockupstream.StreamSpec{ToolCalls: 1}.Completion()))
 	if got := goOpenAIPlain(t, r.app.URL()); len(got.ToolCalls) != 1 {

@@ -41,7 +41,7 @@ hooks:
 		if m["text"] != "answered: All done." {
 			t.Fatalf("channel got %v", m)
 		}
-	case <-time.After(3 * time.Second):
+	case <-time.After(10 * time.Second):
 		t.Fatal("the channel got nothing")
 	}
 }

@@ -79,9 +79,11 @@ func TestHardeningUpstreamDiesAfterText(t *testing.T) {
 func TestHardeningUpstreamDiesWhileACallIsHeld(t *testing.T) {
 	dir := t.TempDir()
 	script := filepath.Join(dir, "slow.sh")
-	writeExecutable(t, script, "#!/bin/sh\ncat >/dev/null\nsleep 2\necho '{\"decision\":\"allow\"}'\n")
+	// The hook takes 6 s: telling the truncation well before that shows
+	// it did not wait for the judgement, with room for a loaded machine.
+	writeExecutable(t, script, "#!/bin/sh\ncat >/dev/null\nsleep 6\necho '{\"decision\":\"allow\"}'\n")
 	db := filepath.Join(dir, "hookgate.db")
-	s, log := hgStack(t, "interception:\n  on_block: retry\ntimeouts:\n  heartbeat: 100ms\nstore:\n  path: "+db+"\nhooks:\n  - id: slow\n    event: pre_tool_use\n    timeout_ms: 5000\n    handler:\n      type: command\n      command: ["+script+"]\n")
+	s, log := hgStack(t, "interception:\n  on_block: retry\ntimeouts:\n  heartbeat: 100ms\nstore:\n  path: "+db+"\nhooks:\n  - id: slow\n    event: pre_tool_use\n    timeout_ms: 10000\n    handler:\n      type: command\n      command: ["+script+"]\n")
 	body := hgSSE(
 		hgChunk(`{"role":"assistant","content":"working"}`, ""),
 		hgChunk(hgCall(0, "call_done", "exec", `{"command":"ls"}`), ""),
@@ -105,7 +107,7 @@ func TestHardeningUpstreamDiesWhileACallIsHeld(t *testing.T) {
 	if !bytes.Contains(got, []byte(`"content":"working"`)) {
 		t.Fatalf("the text before the cut was not relayed:\n%s", got)
 	}
-	if took := time.Since(start); took > 1800*time.Millisecond {
+	if took := time.Since(start); took > 4*time.Second {
 		t.Errorf("the truncation was told after %s: it waited for the slow hook", took)
 	}
 	if n := len(s.mock.Requests()); n != 1 {

@@ -173,8 +173,9 @@ func Compile(specs []Spec, deps Deps, opts Options) (*Engine, error) {
 	return newEngine(built, deps.Logger, &opts), nil
 }
 
-// compileHook validates one entry, one concern at a time (entryChecks),
-// and, when it is valid, builds its hook.
+// compileHook validates one entry, one concern at a time (entryChecks,
+// then the handler kind's own keys), and, when it is valid, builds its
+// hook around its handler (attachHandler).
 func compileHook(spec *Spec, index int, deps Deps, opts *Options) (*hook, []error) {
 	h := &hook{
 		id:       spec.ID,
@@ -206,6 +207,16 @@ func compileHook(spec *Spec, index int, deps Deps, opts *Options) (*hook, []erro
 		}
 		return nil, errs
 	}
+	attachHandler(h, handler, opts)
+	h.version = hookVersion(spec, digest)
+	return h, nil
+}
+
+// attachHandler gives a valid hook its handler and what the handler's
+// optional capabilities decide: its breaker's recorder, its default
+// timeout when the entry set none, whether it asks a person, and whether
+// an observing hook runs inline.
+func attachHandler(h *hook, handler Handler, opts *Options) {
 	h.handler = handler
 	observeBreaker(handler, opts.Recorder)
 	if h.timeout == 0 {
@@ -220,8 +231,6 @@ func compileHook(spec *Spec, index int, deps Deps, opts *Options) (*hook, []erro
 	if io, ok := handler.(InlineObserver); ok && h.class == Observing {
 		h.inline = io.ObserveInline()
 	}
-	h.version = hookVersion(spec, digest)
-	return h, nil
 }
 
 // hookVersion hashes what the hook does: the entry without its position

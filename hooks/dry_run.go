@@ -18,7 +18,8 @@ import (
 //     enforcing rewrites before it; a dry run's own rewrites are never
 //     passed on) and, once the chain is done, queues it to the observer
 //     pool. The caller never waits for it; a full pool drops it, counted
-//     (Recorder.ObserverDropped, DryRunRecorder.DryRunDropped) and logged.
+//     (Recorder.ObserverDropped, DryRunRecorder.DryRunDropped, which the
+//     audit recorder turns into a dry_run_dropped row) and logged.
 //   - On the pool it runs as it would have (condition, handler, timeout,
 //     mutation guard), without a slot of limits.max_concurrent_hooks, and
 //     its verdict is recorded as a would-decision (WouldBlock,
@@ -72,32 +73,33 @@ func (e *Engine) observeDryRun(jobs []dryRunJob, parent trace.Span) {
 		}
 		ev := jobs[start].ev
 		if e.pool == nil || !e.acquire() {
-			e.dropDryRun(ev.Event, hs)
+			e.dropDryRun(ev, hs)
 		} else if !e.pool.submit(observerJob{ev: ev, hooks: hs, dry: true, parent: parent}) {
 			e.release()
-			e.dropDryRun(ev.Event, hs)
+			e.dropDryRun(ev, hs)
 		}
 		start = end
 	}
 }
 
-func (e *Engine) dropDryRun(event EventName, hs []*hook) {
+func (e *Engine) dropDryRun(ev *Event, hs []*hook) {
 	for _, h := range hs {
-		e.dryRunDropped(event, h.id)
+		e.dryRunDropped(ev, h.id)
 	}
 }
 
-// dryRunDropped counts one dry_run hook's run that did not happen, and
-// warns at most once per dryRunDropLogEvery.
-func (e *Engine) dryRunDropped(event EventName, hookID string) {
+// dryRunDropped counts one dry_run hook's run on ev that did not happen,
+// and warns at most once per dryRunDropLogEvery.
+func (e *Engine) dryRunDropped(ev *Event, hookID string) {
+	event := ev.Event
 	e.rec.ObserverDropped(event, hookID)
 	if dr, ok := e.rec.(DryRunRecorder); ok {
-		dr.DryRunDropped(event, hookID)
+		dr.DryRunDropped(ev, hookID)
 	}
 	now := time.Now().UnixNano()
 	last := dryRunDropLogged.Load()
 	if now-last >= int64(dryRunDropLogEvery) && dryRunDropLogged.CompareAndSwap(last, now) {
-		e.log.Warn("dry-run hook not run: observer pool full; its verdict is missing from the audit",
+		e.log.Warn("dry-run hook not run: observer pool full; the audit records the drop, not the verdict",
 			"hook", hookID, "event", event)
 	}
 }

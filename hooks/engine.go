@@ -478,7 +478,7 @@ func (e *Engine) closedOutcome(ev *Event, hooks []*hook) Outcome {
 			continue
 		}
 		if h.dryRun {
-			e.dryRunDropped(ev.Event, h.id)
+			e.dryRunDropped(ev, h.id)
 			continue
 		}
 		switch h.class {

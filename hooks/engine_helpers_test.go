@@ -88,7 +88,7 @@ func newEngRegistry(t testing.TB) *engRegistry {
 		if err := DecodeWith(cfg.With, &p); err != nil {
 			return nil, err
 		}
-		return HandlerFunc(func(context.Context, *Event) (Result, error) { return p.Result, nil }), nil
+		return handlerFunc(func(context.Context, *Event) (Result, error) { return p.Result, nil }), nil
 	})))
 	must(r.Register("counter", BuiltinFactoryFunc(func(cfg BuiltinConfig) (Handler, error) {
 		var p struct {
@@ -99,7 +99,7 @@ func newEngRegistry(t testing.TB) *engRegistry {
 			return nil, err
 		}
 		c := r.counter(p.Name)
-		return HandlerFunc(func(_ context.Context, ev *Event) (Result, error) {
+		return handlerFunc(func(_ context.Context, ev *Event) (Result, error) {
 			c.Add(1)
 			r.mu.Lock()
 			r.seen[p.Name] = append(r.seen[p.Name], ev.ToolInput)
@@ -116,7 +116,7 @@ func newEngRegistry(t testing.TB) *engRegistry {
 		if err := DecodeWith(cfg.With, &p); err != nil {
 			return nil, err
 		}
-		return HandlerFunc(func(ctx context.Context, _ *Event) (Result, error) {
+		return handlerFunc(func(ctx context.Context, _ *Event) (Result, error) {
 			if p.Stubborn {
 				time.Sleep(time.Duration(p.MS) * time.Millisecond)
 				return Result{Decision: Allow}, nil
@@ -139,7 +139,7 @@ func newEngRegistry(t testing.TB) *engRegistry {
 		g := r.gate(p.Name)
 		c := r.counter(p.Name)
 		entered := r.counter(p.Name + "-entered")
-		return HandlerFunc(func(ctx context.Context, _ *Event) (Result, error) {
+		return handlerFunc(func(ctx context.Context, _ *Event) (Result, error) {
 			entered.Add(1)
 			<-g
 			c.Add(1)

@@ -53,7 +53,7 @@ func TestYieldSlotGivesTheSlotBackOnce(t *testing.T) {
 	lim := admission.New("hooks", 1, 0, nil)
 	reg := newEngRegistry(t)
 	if err := reg.Register("yield", BuiltinFactoryFunc(func(BuiltinConfig) (Handler, error) {
-		return HandlerFunc(func(ctx context.Context, _ *Event) (Result, error) {
+		return handlerFunc(func(ctx context.Context, _ *Event) (Result, error) {
 			YieldSlot(ctx)
 			YieldSlot(ctx)
 			if lim.InUse() != 0 {

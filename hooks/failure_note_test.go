@@ -47,7 +47,7 @@ func TestFailureNotesNeverCarryTheError(t *testing.T) {
 
 	reg := NewBuiltins()
 	if err := reg.Register("store_down", BuiltinFactoryFunc(func(BuiltinConfig) (Handler, error) {
-		return HandlerFunc(func(context.Context, *Event) (Result, error) {
+		return handlerFunc(func(context.Context, *Event) (Result, error) {
 			return Result{}, fmt.Errorf("approval: store: create confirmation: begin: database is locked (5) (%s)", noteCanary)
 		}), nil
 	})); err != nil {
@@ -137,7 +137,7 @@ func TestFailureNoteIsLogged(t *testing.T) {
 	var logs syncBuffer
 	reg := NewBuiltins()
 	if err := reg.Register("store_down", BuiltinFactoryFunc(func(BuiltinConfig) (Handler, error) {
-		return HandlerFunc(func(context.Context, *Event) (Result, error) { return Result{}, errors.New(noteCanary) }), nil
+		return handlerFunc(func(context.Context, *Event) (Result, error) { return Result{}, errors.New(noteCanary) }), nil
 	})); err != nil {
 		t.Fatal(err)
 	}

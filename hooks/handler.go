@@ -10,11 +10,11 @@ type Handler interface {
 	Handle(ctx context.Context, ev *Event) (Result, error)
 }
 
-// HandlerFunc adapts a function to Handler.
-type HandlerFunc func(ctx context.Context, ev *Event) (Result, error)
+// handlerFunc adapts a function to Handler.
+type handlerFunc func(ctx context.Context, ev *Event) (Result, error)
 
 // Handle calls f.
-func (f HandlerFunc) Handle(ctx context.Context, ev *Event) (Result, error) { return f(ctx, ev) }
+func (f handlerFunc) Handle(ctx context.Context, ev *Event) (Result, error) { return f(ctx, ev) }
 
 // Closer is implemented by handlers that hold resources (runtime pools,
 // idle connections) to release when a configuration is retired.

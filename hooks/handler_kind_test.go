@@ -45,7 +45,7 @@ func TestANewHandlerKindIsOneRegistration(t *testing.T) {
 		name: "fixed", rank: 60, keys: []string{"with"},
 		build: func(spec *Spec, _ Deps, _ *Builtins) (Handler, []byte, error) {
 			reason, _ := spec.Handler.With["reason"].(string)
-			return HandlerFunc(func(context.Context, *Event) (Result, error) {
+			return handlerFunc(func(context.Context, *Event) (Result, error) {
 				return Result{Decision: Block, Reason: reason}, nil
 			}), nil, nil
 		},

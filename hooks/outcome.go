@@ -155,10 +155,14 @@ type Recorder interface {
 }
 
 // DryRunRecorder is an optional capability of a Recorder: it hears, beside
-// ObserverDropped, that the dropped run was a dry_run hook's, so that a
-// dry run's blind spots are counted apart from observers'.
+// ObserverDropped, that the dropped run was a dry_run hook's, with the
+// event it would have seen, so that a dry run's blind spots are counted
+// apart from observers' and can be reported where its would-decisions are.
+// ev is the engine's own copy: read it during the call, keep nothing of it
+// but its strings, and never modify it. Like every Recorder method it runs
+// on the request path and must not wait.
 type DryRunRecorder interface {
-	DryRunDropped(event EventName, hookID string)
+	DryRunDropped(ev *Event, hookID string)
 }
 
 type nopRecorder struct{}

@@ -13,8 +13,8 @@ import (
 // preResponse runs pre_response for a final answer and returns the text
 // to append. Texts in send mode go to their channel; a failed hook (under
 // on_timeout: fail) is an error.
-func (c *Chat) preResponse(ctx context.Context, x *exchangeState, answer string) (string, error) {
-	if !c.has(hooks.PreResponse) {
+func (l *agentLoop) preResponse(ctx context.Context, x *exchangeState, answer string) (string, error) {
+	if !l.has(hooks.PreResponse) {
 		return "", nil
 	}
 	ev := x.id.event(hooks.PreResponse, answer)
@@ -27,12 +27,12 @@ func (c *Chat) preResponse(ctx context.Context, x *exchangeState, answer string)
 		if contribution.Mode != hooks.Send {
 			continue
 		}
-		if c.opts.Send == nil {
-			c.log.Info("pre_response text for a channel (no channel configured)", "hook", contribution.HookID, "session", x.id.session)
+		if l.opts.Send == nil {
+			l.log.Info("pre_response text for a channel (no channel configured)", "hook", contribution.HookID, "session", x.id.session)
 			continue
 		}
-		if err := c.opts.Send(ctx, contribution.HookID, x.id.session, contribution.Text); err != nil {
-			c.log.Warn("pre_response send failed", "hook", contribution.HookID, "err", err)
+		if err := l.opts.Send(ctx, contribution.HookID, x.id.session, contribution.Text); err != nil {
+			l.log.Warn("pre_response send failed", "hook", contribution.HookID, "err", err)
 		}
 	}
 	return out.Context, nil
@@ -40,15 +40,15 @@ func (c *Chat) preResponse(ctx context.Context, x *exchangeState, answer string)
 
 // answered fires the observing events of a completed final answer: stop,
 // and subagent_stop for a subagent's session. Neither waits.
-func (c *Chat) answered(ctx context.Context, id *identity, answer string) {
-	if c.has(hooks.Stop) {
+func (l *agentLoop) answered(ctx context.Context, id *identity, answer string) {
+	if l.has(hooks.Stop) {
 		ev := id.event(hooks.Stop, answer)
 		ev.Response = answer
-		c.opts.Engine.Dispatch(context.WithoutCancel(ctx), ev)
+		l.opts.Engine.Dispatch(context.WithoutCancel(ctx), ev)
 	}
-	if id.parent != "" && c.has(hooks.SubagentStop) {
+	if id.parent != "" && l.has(hooks.SubagentStop) {
 		ev := id.event(hooks.SubagentStop, answer)
 		ev.Response = answer
-		c.opts.Engine.Dispatch(context.WithoutCancel(ctx), ev)
+		l.opts.Engine.Dispatch(context.WithoutCancel(ctx), ev)
 	}
 }

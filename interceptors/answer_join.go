@@ -67,12 +67,12 @@ func (a *answerAdditions) joined(disclaimer string, afterText bool) string {
 // for every answer, under pre_response_on_tool_calls), pre_response runs
 // on it. It returns the text shown with the notes, and pre_response's
 // text ("" when none or when it did not run).
-func (c *Chat) settleAnswer(ctx context.Context, x *exchangeState, add *answerAdditions, shown []byte, final, mayDisclaim bool) ([]byte, string, error) {
+func (l *agentLoop) settleAnswer(ctx context.Context, x *exchangeState, add *answerAdditions, shown []byte, final, mayDisclaim bool) ([]byte, string, error) {
 	shown = add.shownWithNotes(shown)
-	if !mayDisclaim || !final && !c.opts.PreResponseOnToolCalls {
+	if !mayDisclaim || !final && !l.opts.PreResponseOnToolCalls {
 		return shown, "", nil
 	}
-	disclaimer, err := c.preResponse(ctx, x, string(shown))
+	disclaimer, err := l.preResponse(ctx, x, string(shown))
 	if err != nil {
 		return shown, "", err
 	}

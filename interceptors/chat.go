@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/hookgate/hookgate/hooks"
@@ -73,144 +72,15 @@ type Metrics interface {
 	Held(delta int)
 }
 
-// Chat reads OpenAI chat-completions traffic (/v1/chat/completions).
+// Chat reads OpenAI chat-completions traffic (/v1/chat/completions): the
+// agent loop (agentLoop) over the chat wire format.
 type Chat struct {
-	opts  Options
-	log   *slog.Logger
-	clock *callClock
+	*agentLoop
 }
-
-var _ Interceptor = (*Chat)(nil)
-
-const defaultBlockTemplate = "[hookgate] tool call {{tool}} blocked by {{hook}}: {{reason}}"
 
 // NewChat returns the chat-completions interceptor.
 func NewChat(opts Options) *Chat {
-	if opts.Memory == nil {
-		opts.Memory = NewLocalMemory(24 * time.Hour)
-	}
-	if opts.BlockTemplate == "" {
-		opts.BlockTemplate = defaultBlockTemplate
-	}
-	if opts.Heartbeat <= 0 {
-		opts.Heartbeat = 5 * time.Second
-	}
-	c := &Chat{opts: opts, log: opts.Logger, clock: newCallClock(1 << 16)}
-	if c.log == nil {
-		c.log = slog.Default()
-	}
-	return c
-}
-
-// active reports whether any hook is configured.
-func (c *Chat) active() bool {
-	e := c.opts.Engine
-	if e == nil {
-		return false
-	}
-	for _, ev := range hooks.AllEvents {
-		if e.HasHooks(ev) {
-			return true
-		}
-	}
-	return false
-}
-
-// admit asks the audit whether hooks may run now (Options.Admit): a
-// request whose decisions could not be recorded is refused with a 503 to
-// retry, in every format alike.
-func (c *Chat) admit(ctx context.Context) error {
-	if c.opts.Admit == nil {
-		return nil
-	}
-	if err := c.opts.Admit(ctx); err != nil {
-		return &RequestError{Status: 503, Type: "server_error", Code: "audit_unavailable",
-			Message: "hookgate cannot record hook decisions right now, so it runs no hooks and forwards nothing; retry shortly", Err: err}
-	}
-	return nil
-}
-
-func (c *Chat) has(ev hooks.EventName) bool {
-	return c.opts.Engine != nil && c.opts.Engine.HasHooks(ev)
-}
-
-// Begin reads the request and fires the request-side events.
-func (c *Chat) Begin(ctx context.Context, req *Request) (Exchange, error) {
-	if !c.active() {
-		return &chatExchange{chat: c, body: req.Body}, nil
-	}
-	if err := c.admit(ctx); err != nil {
-		return nil, err
-	}
-	view, err := providers.ParseChatRequest(req.Body)
-	if err != nil {
-		return nil, &RequestError{Status: 400, Type: "invalid_request_error", Code: "invalid_json",
-			Message: "hookgate could not parse the request body as a chat completion request, and its hooks must read it", Err: err}
-	}
-	if view.LegacyFunctions && c.has(hooks.PreToolUse) {
-		// Calls to legacy functions stream as delta.function_call, which
-		// hookgate does not hold: refusing is the only way not to let them
-		// past pre_tool_use.
-		return nil, &RequestError{Status: 400, Type: "invalid_request_error", Code: "legacy_functions_unsupported",
-			Message: "the deprecated \"functions\" parameter is not supported behind hookgate's tool policy; use \"tools\""}
-	}
-	x := &chatExchange{chat: c, body: req.Body, view: view, hooked: true}
-	x.engine = c.opts.Engine
-	x.metrics = c.opts.Metrics
-	x.id = c.identify(req, view.User, view.Model, view.SystemText, firstUser(view))
-	body, blocked, err := c.prepareTurn(ctx, &x.exchangeState, func() *turn { return chatTurn(view) }, chatEditor{}, req.Body)
-	switch {
-	case err != nil:
-		return nil, err
-	case blocked != "":
-		x.reply = x.blockedReply(blocked)
-	default:
-		x.body = body
-	}
-	return x, nil
-}
-
-// identify works out who the request comes from: the session header, or
-// a fingerprint of tenant, system text and first user message.
-func (c *Chat) identify(req *Request, user, model, system, first string) *identity {
-	header := func(name string) string {
-		if name == "" || req.Header == nil {
-			return ""
-		}
-		return strings.TrimSpace(req.Header(name))
-	}
-	id := &identity{
-		session:  header(c.opts.SessionHeader),
-		parent:   header(c.opts.ParentHeader),
-		agent:    req.Agent,
-		bypass:   req.Bypass,
-		user:     user,
-		provider: req.Provider,
-		model:    model,
-		tenant:   req.Tenant,
-	}
-	if id.agent == "" {
-		id.agent = header(c.opts.AgentHeader)
-	}
-	switch {
-	case id.session == "":
-		id.session = fingerprintSession(id.tenant, system, first)
-	case id.tenant != "":
-		// Session ids come from clients: one tenant's must never name
-		// another's session (its context, its approvals).
-		id.session = id.tenant + ":" + id.session
-	}
-	if id.parent != "" && id.tenant != "" {
-		id.parent = id.tenant + ":" + id.parent
-	}
-	md := map[string]any{"route": req.Route}
-	for _, h := range c.opts.MetadataHeaders {
-		if v := header(h); v != "" {
-			md[h] = v
-		}
-	}
-	id.metadata = md
-	return id
+	return &Chat{newAgentLoop(opts)}
 }
 
 // chatExchange is one chat-completions request and its response.
@@ -223,13 +93,6 @@ type chatExchange struct {
 	resend func(ctx context.Context, body []byte) (io.ReadCloser, error)
 	exchangeState
 }
-
-var (
-	_ Interceptor = (*Chat)(nil)
-	_ Exchange    = (*chatExchange)(nil)
-	_ Resender    = (*chatExchange)(nil)
-	_ Timer       = (*chatExchange)(nil)
-)
 
 func (x *chatExchange) Body() []byte  { return x.body }
 func (x *chatExchange) Reply() *Reply { return x.reply }

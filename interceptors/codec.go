@@ -14,56 +14,25 @@ import (
 // format is added to hookgate as codec files and a registration
 // (providers.Format.Codec).
 //
-// A tool call reaches the codec's frames whole (Gemini, Ollama). A frame
-// that carries calls is held until every one is judged; frames after it
-// wait behind it, so the client reads them in the order they came. A
-// blocked call is taken out of its frame and its note, like
+// A tool call reaches the codec's frames whole (Gemini, Ollama), or, for
+// a providers.PieceCodec, in pieces over several frames (codec_pieces.go).
+// A frame that carries calls, or a piece of one, is held until they are
+// judged; frames after it wait behind it, so the client reads them in the
+// order they came. A blocked call is taken out and its note, like
 // pre_response's text, joins the answer where it ends (codec_stream.go).
+// Behind dry-run hooks only, calls are not held (codec_unheld.go).
 // on_block: retry is not offered: a blocked call is answered with its
 // note.
 type Codec struct {
-	// loop is the agent-loop machinery every wire format shares.
-	loop  *Chat
+	// loop is the agent-loop machinery every wire format shares: options,
+	// hooks, identity, the request-side and answer-side events.
+	loop  *agentLoop
 	codec providers.Codec
 }
 
-var _ Interceptor = (*Codec)(nil)
-
 // NewCodec returns the interceptor of the format codec reads.
 func NewCodec(opts Options, codec providers.Codec) *Codec {
-	return &Codec{loop: NewChat(opts), codec: codec}
-}
-
-// Begin reads the request and fires the request-side events.
-func (c *Codec) Begin(ctx context.Context, req *Request) (Exchange, error) {
-	loop := c.loop
-	if !loop.active() {
-		return &codecExchange{c: c, body: req.Body}, nil
-	}
-	if err := loop.admit(ctx); err != nil {
-		return nil, err
-	}
-	view, err := c.codec.ParseRequest(req.Route, req.Query, req.Body)
-	if err != nil {
-		return nil, &RequestError{Status: 400, Type: "invalid_request_error", Code: "invalid_json",
-			Message: "hookgate could not read the request body, and its hooks must read it", Err: err}
-	}
-	x := &codecExchange{c: c, body: req.Body, view: view, hooked: true}
-	x.engine = loop.opts.Engine
-	x.metrics = loop.opts.Metrics
-	x.id = loop.identify(req, view.User(), view.Model(), view.System(), view.FirstUserText())
-	x.id.provider = c.codec.Provider()
-	body, blocked, err := loop.prepareTurn(ctx, &x.exchangeState, view.Turn, view, req.Body)
-	switch {
-	case err != nil:
-		return nil, err
-	case blocked != "":
-		ct, b := view.Answer(blocked)
-		x.reply = &Reply{Status: 200, ContentType: ct, Body: b}
-	default:
-		x.body = body
-	}
-	return x, nil
+	return &Codec{loop: newAgentLoop(opts), codec: codec}
 }
 
 // codecExchange is one request of a codec's format and its response.
@@ -79,12 +48,6 @@ type codecExchange struct {
 	digest     []byte
 	exchangeState
 }
-
-var (
-	_ Exchange     = (*codecExchange)(nil)
-	_ Timer        = (*codecExchange)(nil)
-	_ StreamReader = (*codecExchange)(nil)
-)
 
 func (x *codecExchange) Body() []byte { return x.body }
 

@@ -72,11 +72,16 @@ func (x *codecExchange) judgeAll(ctx context.Context, calls []providers.CodecCal
 }
 
 // callEvent is the pre_tool_use event of a call. Its id derives from the
-// call's id, or, for a call without one, from the request it answers and
+// parts the codec names (CodecCall.EventKey), or from the call's id, or, for a call without one, from the request it answers and
 // the call's place and content: a call in a later turn never shares an
 // event id with an earlier one (an id names an approval and an audit
 // row), and the same request sent again gives its calls the same ids.
 func (x *codecExchange) callEvent(c *providers.CodecCall) *hooks.Event {
+	if len(c.EventKey) > 0 {
+		ev := x.id.event(hooks.PreToolUse, c.EventKey...)
+		ev.ToolName, ev.ToolCallID = c.Name, c.ID
+		return ev
+	}
 	key := c.ID
 	if key == "" {
 		sum := sha256.New()

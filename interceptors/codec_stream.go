@@ -18,7 +18,9 @@ import (
 //
 // Frames go to the client in the order they came. A frame with calls is
 // held until pre_tool_use has judged each of them, concurrently and while
-// the stream goes on; every frame after a held one waits behind it. The
+// the stream goes on; so is every frame of a call streamed in pieces,
+// from its start to its end, the call judged once complete
+// (codec_pieces.go). Every frame after a held one waits behind it. The
 // frame that ends the answer waits too, until the calls before it are
 // out: only then is it known whether the answer is final, and the notes of
 // the blocked calls and pre_response's text join it (EditFrame).
@@ -27,9 +29,15 @@ import (
 // allowed unchanged; otherwise re-encoded, blocked calls taken out and
 // rewritten ones given their new arguments. A frame left with nothing
 // once its calls are out is dropped. A stream is complete only once its
-// answer ended (or the upstream sent its own error); one that stops
+// answer ended (or the upstream sent its own error; for a format whose
+// stream completes apart, once its completing frame came, and the codec
+// stream reads it as not truncated, codec_text_tail.go); one that stops
 // before, or that the codec cannot read, ends with the format's error
 // frame, and what was still held is never written.
+//
+// When every pre_tool_use hook in scope is a dry run, calls are not held:
+// their frames go out as they come and each complete call is judged on
+// the side (unheld_calls.go).
 type codecStream struct {
 	x      *codecExchange
 	client Sink
@@ -40,6 +48,16 @@ type codecStream struct {
 	judged  chan *codecCall
 	judging int
 	scratch providers.CodecFrame // the frame being read, when not held
+	unheld  bool                 // calls go out as they come (unheld_calls.go)
+
+	// pieces are the calls streamed in pieces, in start order; open, by
+	// key, the latest started with each key.
+	pieces []*codecCall
+	open   map[string]*codecCall
+	// slots maps the slots the upstream named to the client's (-1: a
+	// removed call's); nextSlot is the number the next slot opened gets.
+	slots    map[int]int
+	nextSlot int
 
 	calls, survived int
 	text            []byte // the answer text the client was shown
@@ -49,6 +67,16 @@ type codecStream struct {
 	shown           []byte // what stop reads, once the answer is final
 	relayed         int64
 	out             []byte // bytes for the client, reused
+
+	// completed: a frame that completes the stream was seen; settled: the
+	// notes and pre_response's text went out (codec_text_tail.go).
+	completed, settled bool
+	// textSlots is the codec when its answer text sits in slots
+	// (codec_text_tail.go); tail is the text slot whose closing frame
+	// waits, and spoken the client's slots that carried text.
+	textSlots providers.TextSlotCodec
+	tail      *codecTail
+	spoken    map[int]bool
 }
 
 // codecFrame is a frame on its way to the client. A held one owns its
@@ -57,19 +85,30 @@ type codecFrame struct {
 	raw, payload []byte
 	f            providers.CodecFrame
 	calls        []*codecCall
-	pending      int // calls not judged yet
+	pending      int          // calls not judged yet
+	piece        *codecCall   // the streamed call the frame belongs to
+	unheld       bool         // its calls went out unjudged (unheld_calls.go)
+	repeats      frameRepeats // calls an end frame repeats (codec_repeats.go)
 }
 
-// codecCall is one call of a held frame.
+// ready reports a frame whose calls are judged: it may go out.
+func (fr *codecFrame) ready() bool {
+	return fr.pending == 0 && (fr.piece == nil || fr.piece.judged || fr.piece.abandoned)
+}
+
+// codecCall is one call of a held frame, or a call streamed in pieces
+// (frame nil; codec_pieces.go).
 type codecCall struct {
 	frame *codecFrame
 	i     int
 	v     verdict
 	span  trace.Span // nil when not traced (held_span.go)
+	streamedCall
 }
 
 func newCodecStream(x *codecExchange, client Sink) *codecStream {
 	s := &codecStream{x: x, client: client, codec: x.c.codec, judged: make(chan *codecCall, 16)}
+	s.textSlots, _ = x.c.codec.(providers.TextSlotCodec)
 	return s
 }
 
@@ -87,7 +126,8 @@ func (s *codecStream) run(ctx context.Context, upstream io.Reader) error {
 	reads := startUpstreamReads(ctx, upstream)
 	heartbeat := time.NewTicker(opts.Heartbeat)
 	defer heartbeat.Stop()
-	err := serveHeld(ctx, s, s.judged, &s.judging, func(c *codecCall) { c.frame.pending-- }, reads, heartbeat.C)
+	s.unheld = s.x.callsUnheld()
+	err := serveHeld(ctx, s, s.judged, &s.judging, resolveCodecCall, reads, heartbeat.C)
 	// Stop the hooks still running and wait for them, so no goroutine
 	// outlives the stream.
 	cancel()
@@ -95,12 +135,25 @@ func (s *codecStream) run(ctx context.Context, upstream io.Reader) error {
 		<-s.judged
 	}
 	for _, fr := range s.queue {
+		if fr.unheld {
+			continue
+		}
 		s.x.held(-len(fr.calls)) // never written: truncated, failed or abandoned
 		for _, c := range fr.calls {
 			abandonHeldSpan(c.span)
 		}
 	}
+	s.abandonPieces()
 	return err
+}
+
+// resolveCodecCall marks a call judged.
+func resolveCodecCall(c *codecCall) {
+	if c.frame != nil {
+		c.frame.pending--
+		return
+	}
+	c.judged = true
 }
 
 // onRead takes one read of the upstream body.
@@ -146,6 +199,10 @@ func (s *codecStream) drain(ctx context.Context) error {
 	for {
 		raw, payload, ok, err := s.stream.Next()
 		if err != nil {
+			var refusal *providers.StreamRefusal
+			if errors.As(err, &refusal) {
+				return s.fail(refusal.Code, refusal.Message, refusal.Err)
+			}
 			return s.fail("unreadable_event", "hookgate refused the upstream stream: "+err.Error(), err)
 		}
 		if !ok {
@@ -162,38 +219,80 @@ func (s *codecStream) drain(ctx context.Context) error {
 // the answer ended, or when it carries more calls or larger arguments
 // than hookgate holds.
 func (s *codecStream) onFrame(ctx context.Context, raw, payload []byte) error {
+	if s.completed && len(payload) > 0 {
+		return s.fail("event_after_end", refusedAfterEnd, errEventAfterEnd)
+	}
 	f := &s.scratch
-	if err := s.codec.DecodeFrame(payload, f); err != nil {
+	if err := s.decode(payload, f); err != nil {
 		if providers.IsAmbiguousKey(err) {
 			return s.fail("unreadable_event", "the upstream sent a frame whose keys clients read differently, so what it carries could not be judged", err)
 		}
 		return s.fail("unreadable_event", refusedUnreadable, err)
 	}
-	if s.ended && (len(f.Calls) > 0 || len(f.Text) > 0) {
+	if s.ended && (len(f.Calls) > 0 || len(f.Text) > 0 || f.Piece.Part != providers.PieceNone) {
 		return s.fail("event_after_end", refusedAfterEnd, errEventAfterEnd)
 	}
 	s.keepText(f.Text)
-	if f.Ends {
-		s.ended = true
+	if len(f.Usage) > 0 {
+		s.x.noteUsage(ctx, f.Usage)
 	}
-	if len(f.Calls) == 0 && !f.Ends {
-		if len(s.queue) > 0 {
-			s.queue = append(s.queue, &codecFrame{raw: clone(raw), payload: clone(payload), f: providers.CodecFrame{Meaningful: true}})
-			return nil
-		}
-		s.out = s.stream.Raw(s.out[:0], raw, payload)
-		_, err := s.client.Write(s.out)
-		return err
+	if f.Piece.Part != providers.PieceNone {
+		return s.onPiece(ctx, raw, payload, f)
+	}
+	if f.Error {
+		s.abandonOpen() // calls it cut short are never written
+	}
+	if f.Ends || f.Completes && !s.ended {
+		s.ended = true
+		s.completeOpen(ctx)
+	}
+	s.completed = s.completed || f.Completes
+	if len(f.Calls) == 0 && !f.Ends && !f.Completes {
+		return s.passOrQueue(raw, payload, f)
 	}
 	return s.hold(ctx, raw, payload)
+}
+
+// passOrQueue writes a frame that holds nothing at once, or queues a copy
+// of it behind a held one.
+func (s *codecStream) passOrQueue(raw, payload []byte, f *providers.CodecFrame) error {
+	if len(s.queue) == 0 {
+		return s.emitPassing(raw, payload, f)
+	}
+	fr := &codecFrame{f: providers.CodecFrame{Meaningful: true}}
+	fr.raw, fr.payload = cloneFrame(raw, payload)
+	if f.Slot.Set {
+		// Its slot may move before it goes out: keep its reading.
+		if err := s.decode(fr.payload, &fr.f); err != nil {
+			return s.fail("unreadable_event", refusedUnreadable, err)
+		}
+	}
+	s.queue = append(s.queue, fr)
+	return nil
+}
+
+// emitPassing writes a frame that holds no call: as it came, or with its
+// slot renumbered.
+func (s *codecStream) emitPassing(raw, payload []byte, f *providers.CodecFrame) error {
+	if f.Slot.Set {
+		return s.emitSlotted(raw, payload, f)
+	}
+	s.out = s.stream.Raw(s.out[:0], raw, payload)
+	return s.put(s.out)
 }
 
 // hold queues a frame that carries calls or ends the answer, on bytes of
 // its own, and starts judging its calls.
 func (s *codecStream) hold(ctx context.Context, raw, payload []byte) error {
-	fr := &codecFrame{raw: clone(raw), payload: clone(payload)}
-	if err := s.codec.DecodeFrame(fr.payload, &fr.f); err != nil {
+	fr := &codecFrame{}
+	fr.raw, fr.payload = cloneFrame(raw, payload)
+	if err := s.decode(fr.payload, &fr.f); err != nil {
 		return s.fail("unreadable_event", refusedUnreadable, err)
+	}
+	if fr.f.Repeats {
+		if err := s.takeRepeats(fr); err != nil {
+			return err
+		}
 	}
 	limits := &s.x.c.loop.opts.ToolLimits
 	if s.calls+len(fr.f.Calls) > maxOr(limits.MaxCalls, providers.DefaultMaxToolCalls) {
@@ -206,8 +305,11 @@ func (s *codecStream) hold(ctx context.Context, raw, payload []byte) error {
 		}
 	}
 	s.calls += len(fr.f.Calls)
-	s.x.held(len(fr.f.Calls))
 	s.queue = append(s.queue, fr)
+	if s.unheld {
+		return s.relayUnheld(ctx, fr)
+	}
+	s.x.held(len(fr.f.Calls))
 	for i := range fr.f.Calls {
 		c := &codecCall{frame: fr, i: i, span: startHeldSpan(ctx)}
 		nameHeldSpan(c.span, fr.f.Calls[i].Name, fr.f.Calls[i].ID)
@@ -231,10 +333,20 @@ func (s *codecStream) hold(ctx context.Context, raw, payload []byte) error {
 // flush writes the frames at the head of the queue whose calls are all
 // judged.
 func (s *codecStream) flush(ctx context.Context) error {
-	for len(s.queue) > 0 && s.queue[0].pending == 0 {
+	for len(s.queue) > 0 && s.queue[0].ready() {
 		fr := s.queue[0]
+		s.queue[0] = nil
 		s.queue = s.queue[1:]
-		if err := s.emit(ctx, fr); err != nil {
+		var err error
+		switch {
+		case fr.piece != nil:
+			err = s.emitPiece(fr)
+		case fr.f.Slot.Set:
+			err = s.emitSlotted(fr.raw, fr.payload, &fr.f)
+		default:
+			err = s.emit(ctx, fr)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -245,28 +357,45 @@ func (s *codecStream) flush(ctx context.Context) error {
 // decisions on its calls and, at the end of the answer, the notes and
 // pre_response's text.
 func (s *codecStream) emit(ctx context.Context, fr *codecFrame) error {
-	edits, kept := s.x.decide(fr.f.Calls, verdictsOf(fr.calls), &s.added)
-	s.survived += kept
-	s.x.held(-len(fr.calls))
-	for _, c := range fr.calls {
-		endHeldSpan(c.span, &c.v)
+	var edits []providers.CallEdit
+	kept := len(fr.f.Calls) // unheld: every call went out
+	if !fr.unheld {
+		edits, kept = s.x.decide(fr.f.Calls, verdictsOf(fr.calls), &s.added)
+		edits = s.repeatEdits(fr, edits)
+		s.x.held(-len(fr.calls))
+		for _, c := range fr.calls {
+			endHeldSpan(c.span, &c.v)
+		}
 	}
+	s.survived += kept
 	text := ""
-	if fr.f.Ends && !fr.f.Error {
-		shown, disclaimer, err := s.x.c.loop.settleAnswer(ctx, &s.x.exchangeState, &s.added, s.text, s.survived == 0, s.x.mayDisclaim())
+	// quiet: a stream completed with no frame ending its answer before:
+	// the notes go out, pre_response does not run.
+	quiet := fr.f.Completes && !fr.f.Ends && !fr.f.Error && !s.settled
+	if fr.f.Ends && !fr.f.Error || quiet {
+		s.settled = true
+		final := s.survived == 0 && !quiet
+		shown, disclaimer, err := s.x.c.loop.settleAnswer(ctx, &s.x.exchangeState, &s.added, s.text, final, s.x.mayDisclaim() && !quiet)
 		if err != nil {
 			return s.fail("hook_failed", err.Error(), errHookFailed)
 		}
-		text = s.added.joined(disclaimer, len(s.text) > 0)
+		text = s.added.joined(disclaimer, s.joinsSpokenText())
 		s.added = answerAdditions{}
-		if s.survived == 0 {
+		if final {
 			s.final, s.shown = true, shown
 		}
+		fr.f.CallsRemoved = s.calls > 0 && s.survived == 0
 	}
-	if len(edits) == 0 && text == "" {
+	if s.textSlots != nil && (fr.f.Ends || fr.f.Completes || fr.f.Error) {
+		// The text goes into the answer's last text slot, or one of its own.
+		if err := s.endText(text); err != nil {
+			return err
+		}
+		text = ""
+	}
+	if len(edits) == 0 && text == "" && !fr.f.CallsRemoved {
 		s.out = s.stream.Raw(s.out[:0], fr.raw, fr.payload)
-		_, err := s.client.Write(s.out)
-		return err
+		return s.put(s.out)
 	}
 	if kept == 0 && text == "" && !fr.f.Meaningful {
 		return nil // nothing but blocked calls: nothing to write
@@ -275,15 +404,23 @@ func (s *codecStream) emit(ctx context.Context, fr *codecFrame) error {
 	if err != nil {
 		return s.fail("hookgate_error", "hookgate could not re-encode a frame", err)
 	}
-	s.out = s.stream.Frame(s.out[:0], payload)
-	_, err = s.client.Write(s.out)
-	return err
+	s.out = s.out[:0]
+	if text != "" {
+		if s.out, err = s.endTextFrames(s.out, text); err != nil {
+			return err
+		}
+	}
+	s.out = s.stream.Frame(s.out, payload)
+	return s.put(s.out)
 }
 
 // finish ends the stream once the upstream is done and every frame is
 // out: the format's closing bytes, then stop for a final answer.
 func (s *codecStream) finish(ctx context.Context) error {
 	if err := s.flush(ctx); err != nil {
+		return err
+	}
+	if err := s.releaseTail(); err != nil {
 		return err
 	}
 	s.out = s.stream.Close(s.out[:0])
@@ -299,7 +436,7 @@ func (s *codecStream) finish(ctx context.Context) error {
 	return nil
 }
 
-func (s *codecStream) holding() bool { return len(s.queue) > 0 && s.queue[0].pending > 0 }
+func (s *codecStream) holding() bool { return len(s.queue) > 0 && !s.queue[0].ready() }
 
 // heartbeat tells the client a call is held, where the format has a way.
 func (s *codecStream) heartbeat() error {

@@ -4,28 +4,9 @@ import (
 	"github.com/hookgate/hookgate/providers"
 )
 
-// messagesTurn reads a Messages request as a turn of the agent loop. A
-// user message made only of tool_result blocks carries results, not a
-// prompt: only user messages with text count as prompts.
-func messagesTurn(view *providers.MessagesRequest) *turn {
-	t := &turn{HasAssistant: view.HasAssistant, Calls: map[string]turnCall{}}
-	for i, m := range view.Messages {
-		switch m.Role {
-		case "user":
-			if m.HasText {
-				t.Users = append(t.Users, turnMessage{Pos: i, Text: m.Text})
-			}
-		case "assistant":
-			for _, tu := range m.ToolUses {
-				t.Calls[tu.ID] = turnCall{Name: tu.Name, Arguments: tu.Input}
-			}
-		}
-	}
-	for _, r := range view.ToolResults {
-		t.Results = append(t.Results, turnResult{CallID: r.ToolUseID, Content: r.Content})
-	}
-	return t
-}
+// messagesTurn reads a Messages request as a turn of the agent loop
+// (providers.MessagesTurn).
+func messagesTurn(view *providers.MessagesRequest) *turn { return providers.MessagesTurn(view) }
 
 // messagesEditor edits Messages request bodies.
 type messagesEditor struct{}

@@ -7,6 +7,6 @@ import "github.com/hookgate/hookgate/hooks"
 // judgement (pre_tool_use) or stamped as they reach the agent, for the
 // post_tool_use of their results to say when (post_tool_use), or its end
 // handled (pre_response, stop, subagent_stop).
-func (c *Chat) watchesResponse(hooked bool) bool {
-	return hooked && (c.has(hooks.PreToolUse) || c.has(hooks.PostToolUse) || c.has(hooks.PreResponse) || c.has(hooks.Stop) || c.has(hooks.SubagentStop))
+func (l *agentLoop) watchesResponse(hooked bool) bool {
+	return hooked && (l.has(hooks.PreToolUse) || l.has(hooks.PostToolUse) || l.has(hooks.PreResponse) || l.has(hooks.Stop) || l.has(hooks.SubagentStop))
 }

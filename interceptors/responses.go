@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"strings"
 
-	"github.com/hookgate/hookgate/hooks"
 	"github.com/hookgate/hookgate/providers"
 )
 
@@ -26,16 +24,14 @@ import (
 // answered with its note.
 type Responses struct {
 	// loop is the agent-loop machinery every wire format shares: options,
-	// hooks, identity and the request-side events (turn.go).
-	loop   *Chat
+	// hooks, identity, the request-side and answer-side events.
+	loop   *agentLoop
 	chains responseChains
 }
 
-var _ Interceptor = (*Responses)(nil)
-
 // NewResponses returns the Responses interceptor.
 func NewResponses(opts Options) *Responses {
-	loop := NewChat(opts)
+	loop := newAgentLoop(opts)
 	return &Responses{loop: loop, chains: responseChains{mem: loop.opts.Memory}}
 }
 
@@ -47,65 +43,6 @@ var unguardedToolTypes = map[string]bool{
 	"computer": true, "computer_use": true, "computer_use_preview": true,
 }
 
-// Begin reads the request and fires the request-side events.
-func (r *Responses) Begin(ctx context.Context, req *Request) (Exchange, error) {
-	c := r.loop
-	if !c.active() {
-		return &responsesExchange{r: r, body: req.Body}, nil
-	}
-	if err := c.admit(ctx); err != nil {
-		return nil, err
-	}
-	view, err := providers.ParseResponsesRequest(req.Body)
-	if err != nil {
-		return nil, &RequestError{Status: 400, Type: "invalid_request_error", Code: "invalid_json",
-			Message: "hookgate could not parse the request body as a Responses request, and its hooks must read it", Err: err}
-	}
-	x := &responsesExchange{r: r, body: req.Body, view: view, hooked: true, tenant: req.Tenant}
-	if c.has(hooks.PreToolUse) {
-		for _, t := range view.ToolTypes {
-			if unguardedToolTypes[t] {
-				return nil, &RequestError{Status: 400, Type: "invalid_request_error", Code: "unsupported_tool_type",
-					Message: "tools of type \"" + t + "\" run on the agent's side without arguments hookgate can hold for its tool policy; declare them as function tools"}
-			}
-		}
-	}
-	if view.Background && !view.Stream && x.watchesResponse() {
-		// The answer would be fetched later from GET /v1/responses/{id},
-		// which hookgate does not read: its calls would escape the hooks.
-		return nil, &RequestError{Status: 400, Type: "invalid_request_error", Code: "background_unsupported",
-			Message: "background responses are fetched later, past hookgate's hooks; behind hookgate's policy stream them (stream: true) or drop background"}
-	}
-	x.engine = c.opts.Engine
-	x.metrics = c.opts.Metrics
-	link, err := x.loadLink()
-	if err != nil {
-		return nil, err
-	}
-	x.id = c.identify(req, view.User, view.Model, view.SystemText(), firstInputUser(view))
-	if link.Session != "" && (c.opts.SessionHeader == "" || req.Header == nil || strings.TrimSpace(req.Header(c.opts.SessionHeader)) == "") {
-		x.id.session = link.Session
-	}
-	x.users = link.Users + newPrompts(view)
-	// The chain's link is followed whatever the hooks.
-	body, blocked, err := c.prepareTurn(ctx, &x.exchangeState, func() *turn { return responsesTurn(view, link) }, responsesEditor{}, req.Body)
-	switch {
-	case err != nil:
-		return nil, err
-	case blocked != "":
-		x.reply = x.blockedReply(blocked)
-		return x, nil
-	}
-	if outs := link.missingOutputs(view); len(outs) > 0 {
-		if body, err = providers.AddToolOutputs(body, outs); err != nil {
-			return nil, &RequestError{Status: 500, Type: "server_error", Code: "hookgate_error",
-				Message: "hookgate could not tell the upstream about the calls it blocked in the previous response", Err: err}
-		}
-	}
-	x.body = body
-	return x, nil
-}
-
 // responsesExchange is one Responses request and its response.
 type responsesExchange struct {
 	r      *Responses
@@ -114,15 +51,10 @@ type responsesExchange struct {
 	hooked bool
 	reply  *Reply
 	tenant string
-	users  int // user messages of the chain so far, for the next link
+	users  int       // user messages of the chain so far, for the next link
+	link   chainLink // the link of the chain the request continues (none when it starts one)
 	exchangeState
 }
-
-var (
-	_ Interceptor = (*Responses)(nil)
-	_ Exchange    = (*responsesExchange)(nil)
-	_ Timer       = (*responsesExchange)(nil)
-)
 
 func (x *responsesExchange) Body() []byte  { return x.body }
 func (x *responsesExchange) Reply() *Reply { return x.reply }

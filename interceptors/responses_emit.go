@@ -309,6 +309,11 @@ func (s *responsesStream) emitTerminal(ctx context.Context, f *rsFrame, kind pro
 		if c == nil {
 			continue
 		}
+		if s.unheld {
+			// It went out as it came: the final output stays as it is.
+			link.addCall(it.CallID, it.Name, callArguments(it.Kind, it.Input))
+			continue
+		}
 		var err error
 		switch c.v.Decision {
 		case hooks.Block:

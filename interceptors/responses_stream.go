@@ -40,6 +40,9 @@ import (
 // streamed is judged before it goes out. Once hookgate has added or
 // dropped an event, every later sequence_number is rewritten so the
 // numbers stay contiguous.
+//
+// When every pre_tool_use hook in scope is a dry run (callsUnheld), no
+// call is held: see responses_unheld.go.
 type responsesStream struct {
 	eventRelay
 	x  *responsesExchange
@@ -50,6 +53,7 @@ type responsesStream struct {
 	open    []*rsCall // calls announced and not yet done
 	judged  chan *rsCall
 	judging int
+	unheld  bool // calls go out as they come (responses_unheld.go)
 
 	responseID string
 	items      int    // output items announced (the next output_index)
@@ -164,6 +168,9 @@ type rsCall struct {
 	resolved bool
 	emitted  bool
 	v        verdict
+	// unwatched: an unheld call hookgate stopped assembling (over a
+	// limit, or announced over another); its dry runs do not see it.
+	unwatched bool
 }
 
 func (c *rsCall) add(f *rsFrame, role rsRole) {
@@ -211,6 +218,7 @@ func newResponsesStream(x *responsesExchange, client Sink) *responsesStream {
 		eventRelay: newEventRelay(client, x.r.loop.opts.MaxEventBytes, x.r.loop.opts.MaxStreamBytes, &x.work),
 		judged:     make(chan *rsCall, 16),
 		seq:        rsSequence{last: -1},
+		unheld:     x.callsUnheld(),
 	}
 }
 
@@ -306,9 +314,15 @@ func (s *responsesStream) onFrame(ctx context.Context, f *providers.SSEFrame) er
 			s.items = ev.OutputIndex + 1
 		}
 		if kind := ev.Item.CallKind(); kind != providers.NotACall {
+			if s.unheld {
+				return s.relayCallItem(ctx, &fr, kind)
+			}
 			return s.onCallItem(ctx, &fr, kind)
 		}
 	case providers.RespArgsDelta, providers.RespArgsDone:
+		if s.unheld {
+			return s.relayCallInput(&fr)
+		}
 		return s.onCallInput(&fr)
 	case providers.RespTextDelta:
 		if len(s.text) < maxAnswerText {
@@ -320,7 +334,7 @@ func (s *responsesStream) onFrame(ctx context.Context, f *providers.SSEFrame) er
 	case providers.RespError:
 		s.terminal = true
 	default:
-		if c := s.openCall(); c != nil {
+		if c := s.openCall(); c != nil && !s.unheld {
 			// Another event of a held item (a provider's own): it goes
 			// with the item.
 			c.add(fr.clone(), roleOther)
@@ -420,6 +434,10 @@ func (s *responsesStream) closeOpen(c *rsCall) {
 
 // startCall begins holding a call.
 func (s *responsesStream) startCall(ctx context.Context, c *rsCall) error {
+	if s.unheld {
+		s.addUnheld(c)
+		return nil
+	}
 	if limit := s.maxCalls(); len(s.calls) >= limit {
 		return s.fail("invalid_tool_call", fmt.Sprintf("the upstream's response makes more than %d tool calls", limit), providers.ErrTooManyToolCalls)
 	}
@@ -585,6 +603,10 @@ func (s *responsesStream) judge(ctx context.Context, c *rsCall) {
 		return
 	}
 	c.complete = true
+	if s.unheld {
+		s.observe(ctx, c)
+		return
+	}
 	switch {
 	case !c.settle():
 		c.v = verdict{Decision: hooks.Block, HookID: hookgateBlocker, Reason: "the upstream sent conflicting arguments for this call"}
@@ -626,7 +648,7 @@ func (s *responsesStream) onTerminal(ctx context.Context, fr *rsFrame) error {
 	}
 	for _, it := range final.Calls() {
 		if c := s.callOf(it); c != nil {
-			if c.kind != it.Kind || c.name != it.Name || c.callID != it.CallID {
+			if !s.unheld && (c.kind != it.Kind || c.name != it.Name || c.callID != it.CallID) {
 				// A client runs what the final output says: the tool
 				// judged must be the tool named there.
 				return s.fail("invalid_tool_call", "the upstream's final output names a call otherwise than its stream did", errCallRenamed)

@@ -15,8 +15,6 @@ var (
 	errEventAfterEnd = fmt.Errorf("an event after the stream's terminal event: %w", ErrRefusedEvent)
 	errEventName     = fmt.Errorf("the event: name is not the payload's type: %w", ErrRefusedEvent)
 	errStrayDelta    = fmt.Errorf("a delta for a block the stream never started: %w", ErrRefusedEvent)
-	errSecondStart   = fmt.Errorf("a second message_start: %w", ErrRefusedEvent)
-	errToolStart     = fmt.Errorf("a tool_use block whose start input a client reads apart from its fragments: %w", ErrRefusedEvent)
 	errUnjudgedItem  = fmt.Errorf("an output item the agent runs that hookgate does not judge: %w", ErrRefusedEvent)
 	errCallRenamed   = fmt.Errorf("a call the final output names otherwise than its stream: %w", ErrRefusedEvent)
 	errStrayItem     = fmt.Errorf("a call item in an event that is not an output item's: %w", ErrRefusedEvent)

@@ -37,15 +37,15 @@ type turnEditor interface {
 // is no verdict on the prompt: the request is refused with a 503 to retry
 // (overloaded), not answered as blocked. readTurn reads the request's
 // turn; it is called only when a request-side hook exists.
-func (c *Chat) prepareTurn(ctx context.Context, x *exchangeState, readTurn func() *turn, ed turnEditor, body []byte) (out []byte, blocked string, err error) {
-	if !c.requestSide() {
+func (l *agentLoop) prepareTurn(ctx context.Context, x *exchangeState, readTurn func() *turn, ed turnEditor, body []byte) (out []byte, blocked string, err error) {
+	if !l.requestSide() {
 		// Nothing to fire or re-apply: the turn is not read and the
 		// session not even looked up (with a store, that is a locked read
 		// per request).
 		return body, "", nil
 	}
 	t := readTurn()
-	sess, err := c.opts.Memory.Lock(x.id.session)
+	sess, err := l.opts.Memory.Lock(x.id.session)
 	if err != nil {
 		return nil, "", memoryUnavailable(err)
 	}
@@ -53,13 +53,13 @@ func (c *Chat) prepareTurn(ctx context.Context, x *exchangeState, readTurn func(
 		// What the hooks did is on record but not remembered: the
 		// request must not go on as if it were, or the next one would
 		// fire the same events again unannounced.
-		if uerr := c.opts.Memory.Unlock(sess); uerr != nil {
+		if uerr := l.opts.Memory.Unlock(sess); uerr != nil {
 			out, blocked, err = nil, "", memoryUnavailable(uerr)
 		}
 	}()
 	fresh := !t.HasAssistant
 
-	if x.id.parent != "" && fresh && !sess.SubagentStarted && c.has(hooks.SubagentStart) {
+	if x.id.parent != "" && fresh && !sess.SubagentStarted && l.has(hooks.SubagentStart) {
 		o := x.dispatch(ctx, x.id.event(hooks.SubagentStart, "start"))
 		if err := overloaded(o); err != nil {
 			return nil, "", err
@@ -71,7 +71,7 @@ func (c *Chat) prepareTurn(ctx context.Context, x *exchangeState, readTurn func(
 	}
 
 	if fresh && !sess.Started {
-		if c.has(hooks.SessionStart) {
+		if l.has(hooks.SessionStart) {
 			o := x.dispatch(ctx, x.id.event(hooks.SessionStart, "start"))
 			if err := overloaded(o); err != nil {
 				return nil, "", err
@@ -84,7 +84,7 @@ func (c *Chat) prepareTurn(ctx context.Context, x *exchangeState, readTurn func(
 		sess.Started = true
 	}
 
-	if n := len(t.Users); n > 0 && c.has(hooks.UserPromptSubmit) {
+	if n := len(t.Users); n > 0 && l.has(hooks.UserPromptSubmit) {
 		key := promptKey(n-1, t.Users[n-1].Text)
 		if _, fired := sess.Prompts[key]; !fired {
 			ev := x.id.event(hooks.UserPromptSubmit, key)
@@ -101,14 +101,14 @@ func (c *Chat) prepareTurn(ctx context.Context, x *exchangeState, readTurn func(
 		}
 	}
 
-	if c.has(hooks.PostToolUse) {
+	if l.has(hooks.PostToolUse) {
 		keys := resultKeys(t.Results)
 		for i, r := range t.Results {
 			if _, fired := sess.Results[keys[i]]; fired || r.CallID == "" {
 				continue
 			}
 			ev := toolResultEvent(x.id, t, r)
-			if at, ok := c.clock.at(x.id.session, r.CallID); ok {
+			if at, ok := l.clock.at(x.id.session, r.CallID); ok {
 				ev.Metadata = withMetadata(ev.Metadata, "toolCallAt", at.UTC().Format(time.RFC3339Nano))
 			}
 			o := x.dispatch(ctx, ev)
@@ -122,7 +122,7 @@ func (c *Chat) prepareTurn(ctx context.Context, x *exchangeState, readTurn func(
 		}
 	}
 
-	out, err = c.reapply(t, ed, body, sess)
+	out, err = l.reapply(t, ed, body, sess)
 	if err != nil {
 		return nil, "", &RequestError{Status: 500, Type: "server_error", Code: "hookgate_error", Message: "hookgate could not apply the hooks' context to the request", Err: err}
 	}
@@ -143,8 +143,8 @@ func memoryUnavailable(err error) error {
 // requestSide reports a hook on a request-side event: without one a
 // request fires nothing and re-applies nothing, so neither its turn nor its
 // session is needed.
-func (c *Chat) requestSide() bool {
-	return c.has(hooks.SessionStart) || c.has(hooks.UserPromptSubmit) || c.has(hooks.PostToolUse) || c.has(hooks.SubagentStart)
+func (l *agentLoop) requestSide() bool {
+	return l.has(hooks.SessionStart) || l.has(hooks.UserPromptSubmit) || l.has(hooks.PostToolUse) || l.has(hooks.SubagentStart)
 }
 
 // toolResultEvent builds post_tool_use for a tool result, with the call's
@@ -167,7 +167,7 @@ func toolResultEvent(id *identity, t *turn, r turnResult) *hooks.Event {
 // contributed: rewritten tool results, context added to user prompts and
 // the session context. Positions come from the turn, so messages are
 // edited before the system text is inserted.
-func (c *Chat) reapply(t *turn, ed turnEditor, body []byte, sess *Session) ([]byte, error) {
+func (l *agentLoop) reapply(t *turn, ed turnEditor, body []byte, sess *Session) ([]byte, error) {
 	var err error
 	keys := resultKeys(t.Results)
 	for i, r := range t.Results {
@@ -192,7 +192,7 @@ func (c *Chat) reapply(t *turn, ed turnEditor, body []byte, sess *Session) ([]by
 		}
 	}
 	if sess.Context != "" {
-		if body, err = ed.InjectSystem(body, sess.Context, c.opts.ContextAfterSystem); err != nil {
+		if body, err = ed.InjectSystem(body, sess.Context, l.opts.ContextAfterSystem); err != nil {
 			return nil, err
 		}
 	}

@@ -23,6 +23,14 @@ import (
 // it: before the first event no call is held, so there is no judgement to
 // emit and no heartbeat to send, and ctx, like every stream relay's, is
 // looked at between reads.
+//
+// The two buffers come from readBuffers, the second only when the reader
+// goroutine starts, and only the reader goroutine puts any back, as it
+// ends: the ones it holds and the ones handed back to it (free). A buffer
+// the loop still holds then, or one waiting in c, is left to the
+// collector, so no buffer is ever in the pool and in use at once. The
+// loop never keeps a slice of a buffer past reuse (the reader fills it
+// again), so a pooled buffer holds nothing another stream could see.
 type upstreamReads struct {
 	c    chan readResult
 	free chan *[]byte
@@ -35,16 +43,14 @@ type upstreamReads struct {
 func startUpstreamReads(ctx context.Context, upstream io.Reader) *upstreamReads {
 	// c holds one result: the first read's, until the loop takes it.
 	u := &upstreamReads{c: make(chan readResult, 1), free: make(chan *[]byte, 2), ctx: ctx, upstream: upstream}
-	first := make([]byte, upstreamReadSize)
-	second := make([]byte, upstreamReadSize)
-	u.free <- &second
 	if ctx.Err() != nil {
 		// The loop sees ctx done; no read is made for it.
 		u.started = true
 		return u
 	}
-	n, err := upstream.Read(first)
-	u.c <- readResult{&first, n, err}
+	first := readBuffers.Get().(*[]byte)
+	n, err := upstream.Read(*first)
+	u.c <- readResult{first, n, err}
 	// After the body's end (or a failed read) nothing more is read.
 	u.started = err != nil
 	return u
@@ -53,6 +59,7 @@ func startUpstreamReads(ctx context.Context, upstream io.Reader) *upstreamReads 
 // read is the reader goroutine: one read per free buffer, until a read
 // fails or ctx is done.
 func (u *upstreamReads) read() {
+	defer u.putFree()
 	for {
 		var buf *[]byte
 		select {
@@ -64,9 +71,23 @@ func (u *upstreamReads) read() {
 		select {
 		case u.c <- readResult{buf, n, err}:
 		case <-u.ctx.Done():
+			readBuffers.Put(buf)
 			return
 		}
 		if err != nil {
+			return
+		}
+	}
+}
+
+// putFree returns to the pool the buffers handed back and not yet read
+// into; the reader goroutine calls it as it ends.
+func (u *upstreamReads) putFree() {
+	for {
+		select {
+		case buf := <-u.free:
+			readBuffers.Put(buf)
+		default:
 			return
 		}
 	}
@@ -78,6 +99,7 @@ func (u *upstreamReads) reuse(buf *[]byte) {
 	u.free <- buf
 	if !u.started {
 		u.started = true
+		u.free <- readBuffers.Get().(*[]byte)
 		go u.read()
 	}
 }

@@ -3,7 +3,10 @@ package interceptors
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -96,4 +99,91 @@ func TestUpstreamReadsDoneContextReadsNothing(t *testing.T) {
 		t.Fatalf("a result with ctx done: %+v", r)
 	default:
 	}
+}
+
+// Streams that share the pooled read buffers each get their own bytes,
+// whether they read to the end or are cancelled part way with a read
+// still blocked: a buffer goes back to the pool only once no stream can
+// still read or fill it (under -race, a buffer in two streams at once is a
+// reported race as well as a wrong byte here).
+func TestUpstreamReadsPooledBuffersAreNeverShared(t *testing.T) {
+	const streams, pieces = 24, 40
+	done := make(chan error, streams)
+	for s := range streams {
+		go func() {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			up := &blockingUpstream{stream: s, pieces: pieces, release: make(chan struct{})}
+			defer close(up.release)
+			reads := startUpstreamReads(ctx, up)
+			stopAt := pieces + 1 // read to the end
+			if s%3 == 0 {
+				stopAt = s % pieces // cancel with the next read blocked
+			}
+			for i := 0; ; i++ {
+				if i == stopAt {
+					cancel()
+					done <- nil
+					return
+				}
+				r := <-reads.c
+				if r.err != nil {
+					if !errors.Is(r.err, io.EOF) || i != pieces {
+						done <- fmt.Errorf("stream %d: ended at read %d with %v", s, i, r.err)
+					} else {
+						done <- nil
+					}
+					reads.reuse(r.buf)
+					return
+				}
+				want := up.piece(i)
+				got := string((*r.buf)[:r.n])
+				// Another stream filling this buffer shows as other bytes
+				// by the time the loop has looked.
+				runtime.Gosched()
+				if again := string((*r.buf)[:r.n]); got != want || again != want {
+					done <- fmt.Errorf("stream %d read %d: %q then %q, want %q", s, i, got, again, want)
+					reads.reuse(r.buf)
+					return
+				}
+				reads.reuse(r.buf)
+			}
+		}()
+	}
+	for range streams {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Error(err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("a stream never finished")
+		}
+	}
+}
+
+// blockingUpstream serves pieces numbered for its stream, then EOF; a
+// read past stopAt-style cancellation blocks until release is closed, as
+// an upstream body does until the proxy closes it.
+type blockingUpstream struct {
+	stream, pieces int
+	next           int
+	release        chan struct{}
+}
+
+func (u *blockingUpstream) piece(i int) string {
+	return fmt.Sprintf("data: stream %d piece %d %s\n\n", u.stream, i, strings.Repeat("x", (u.stream*7+i)%300))
+}
+
+func (u *blockingUpstream) Read(p []byte) (int, error) {
+	if u.next >= u.pieces {
+		return 0, io.EOF
+	}
+	if u.stream%3 == 0 && u.next == u.stream%u.pieces+1 {
+		<-u.release // the loop has cancelled; the body's close releases this
+		return 0, errors.New("body closed")
+	}
+	n := copy(p, u.piece(u.next))
+	u.next++
+	return n, nil
 }

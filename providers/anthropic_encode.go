@@ -33,40 +33,58 @@ func FrameMessagesEvent(name string, payload []byte) []byte {
 // index: content_block_start with an empty text, one text_delta carrying
 // text, and content_block_stop.
 func AppendMessagesTextBlockEvents(dst []byte, index int, text string) []byte {
-	p := make([]byte, 0, 96+len(text))
-	p = append(p, `{"type":"content_block_start","index":`...)
-	p = strconv.AppendInt(p, int64(index), 10)
-	p = append(p, `,"content_block":{"type":"text","text":""}}`...)
-	dst = AppendMessagesEvent(dst, ContentBlockStart, p)
-
+	dst = AppendMessagesEvent(dst, ContentBlockStart, messagesTextStart(index))
 	dst = AppendMessagesTextDeltaEvent(dst, index, text)
 	return AppendMessagesBlockStopEvent(dst, index)
+}
+
+// messagesTextStart is the content_block_start payload of an empty text
+// block at index.
+func messagesTextStart(index int) []byte {
+	p := make([]byte, 0, 96)
+	p = append(p, `{"type":"content_block_start","index":`...)
+	p = strconv.AppendInt(p, int64(index), 10)
+	return append(p, `,"content_block":{"type":"text","text":""}}`...)
 }
 
 // AppendMessagesTextDeltaEvent appends a content_block_delta whose
 // text_delta carries text, for the text block at the given index: how
 // hookgate adds its notes to the end of a text block the upstream wrote.
 func AppendMessagesTextDeltaEvent(dst []byte, index int, text string) []byte {
+	return AppendMessagesEvent(dst, ContentBlockDelta, messagesTextDelta(index, text))
+}
+
+// messagesTextDelta is the payload of AppendMessagesTextDeltaEvent.
+func messagesTextDelta(index int, text string) []byte {
 	p := make([]byte, 0, 80+len(text))
 	p = append(p, `{"type":"content_block_delta","index":`...)
 	p = strconv.AppendInt(p, int64(index), 10)
 	p = append(p, `,"delta":{"type":"text_delta","text":`...)
 	p = appendQuoted(p, text)
-	p = append(p, "}}"...)
-	return AppendMessagesEvent(dst, ContentBlockDelta, p)
+	return append(p, "}}"...)
 }
 
 // AppendMessagesBlockStopEvent appends a content_block_stop for the index.
 func AppendMessagesBlockStopEvent(dst []byte, index int) []byte {
+	return AppendMessagesEvent(dst, ContentBlockStop, messagesBlockStop(index))
+}
+
+// messagesBlockStop is the payload of AppendMessagesBlockStopEvent.
+func messagesBlockStop(index int) []byte {
 	p := append(make([]byte, 0, 48), `{"type":"content_block_stop","index":`...)
 	p = strconv.AppendInt(p, int64(index), 10)
-	return AppendMessagesEvent(dst, ContentBlockStop, append(p, '}'))
+	return append(p, '}')
 }
 
 // AppendMessagesToolUseStart appends the content_block_start of a tool_use
 // block at the given index, with an empty input ({}): the input follows
 // as input_json_delta, which every SDK then reads alone.
 func AppendMessagesToolUseStart(dst []byte, index int, id, name string) []byte {
+	return AppendMessagesEvent(dst, ContentBlockStart, messagesToolUseStart(index, id, name))
+}
+
+// messagesToolUseStart is the payload of AppendMessagesToolUseStart.
+func messagesToolUseStart(index int, id, name string) []byte {
 	p := make([]byte, 0, 112+len(id)+len(name))
 	p = append(p, `{"type":"content_block_start","index":`...)
 	p = strconv.AppendInt(p, int64(index), 10)
@@ -74,20 +92,23 @@ func AppendMessagesToolUseStart(dst []byte, index int, id, name string) []byte {
 	p = appendQuoted(p, id)
 	p = append(p, `,"name":`...)
 	p = appendQuoted(p, name)
-	p = append(p, `,"input":{}}}`...)
-	return AppendMessagesEvent(dst, ContentBlockStart, p)
+	return append(p, `,"input":{}}}`...)
 }
 
 // AppendMessagesInputJSONDelta appends a content_block_delta whose input_json_delta
 // carries input, a tool_use block's whole input, as one fragment.
 func AppendMessagesInputJSONDelta(dst []byte, index int, input []byte) []byte {
+	return AppendMessagesEvent(dst, ContentBlockDelta, messagesInputJSONDelta(index, input))
+}
+
+// messagesInputJSONDelta is the payload of AppendMessagesInputJSONDelta.
+func messagesInputJSONDelta(index int, input []byte) []byte {
 	p := make([]byte, 0, 80+len(input))
 	p = append(p, `{"type":"content_block_delta","index":`...)
 	p = strconv.AppendInt(p, int64(index), 10)
 	p = append(p, `,"delta":{"type":"input_json_delta","partial_json":`...)
 	p = appendQuoted(p, input)
-	p = append(p, "}}"...)
-	return AppendMessagesEvent(dst, ContentBlockDelta, p)
+	return append(p, "}}"...)
 }
 
 // SetMessagesEventIndex returns a copy of an event payload whose "index"

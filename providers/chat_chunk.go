@@ -94,8 +94,8 @@ func (c *ChatChunk) HasToolCalls() bool {
 	return false
 }
 
-// Choice returns the choice whose Index is index, or nil.
-func (c *ChatChunk) Choice(index int) *ChunkChoice {
+// choice returns the choice whose Index is index, or nil.
+func (c *ChatChunk) choice(index int) *ChunkChoice {
 	for i := range c.Choices {
 		if c.Choices[i].Index == index {
 			return &c.Choices[i]
@@ -112,7 +112,10 @@ func (c *ChatChunk) Reset() {
 
 // Decode reads data, a chunk payload. It fails with ErrInvalidJSON when data
 // is not valid JSON or not an object, and with ErrDuplicateKey (which wraps
-// ErrInvalidJSON) when a key it reads repeats; the view is then empty.
+// ErrInvalidJSON) when a key it reads repeats; with ErrUnjudgedCall when a
+// choice carries a tool call where or in a shape hookgate does not judge,
+// and with ErrBadIndex when an index is not a plain non-negative integer.
+// The view is then empty.
 // "[DONE]" is not a chunk: check SSEFrame.Done first.
 func (c *ChatChunk) Decode(data []byte) error {
 	c.Reset()

@@ -85,21 +85,21 @@ func TestChatChunkDuplicateKeys(t *testing.T) {
 	}
 }
 
-func TestCheckUniqueKeys(t *testing.T) {
+func TestValidateUniqueRefusesRepeatedKeys(t *testing.T) {
 	ok := []string{`{}`, `[]`, `{"a":{"a":1},"b":[{"a":1},{"a":2}]}`, `"x"`, `{"a":1,"b":{"c":{"a":2}},"c":3}`}
 	bad := []string{`{"a":1,"a":2}`, `{"x":[{"k":1,"k":2}]}`, `{"a":1,"\u0061":2}`, `{"a":{"b":1},"c":{"d":1,"d":2}}`}
 	for _, in := range ok {
-		if err := checkUniqueKeys([]byte(in)); err != nil {
+		if err := validateUnique([]byte(in), nil); err != nil {
 			t.Errorf("%s: %v", in, err)
 		}
 	}
 	for _, in := range bad {
-		if err := checkUniqueKeys([]byte(in)); !errors.Is(err, ErrDuplicateKey) {
+		if err := validateUnique([]byte(in), nil); !errors.Is(err, ErrDuplicateKey) {
 			t.Errorf("%s: got %v", in, err)
 		}
 	}
 	deep := strings.Repeat("[", maxJSONDepth+2) + strings.Repeat("]", maxJSONDepth+2)
-	if err := checkUniqueKeys([]byte(deep)); !errors.Is(err, ErrInvalidJSON) {
+	if err := validateUnique([]byte(deep), nil); !errors.Is(err, ErrInvalidJSON) {
 		t.Errorf("deep nesting: %v", err)
 	}
 }

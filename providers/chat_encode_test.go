@@ -339,7 +339,7 @@ func TestRewrittenStreamThroughOpenAISDK(t *testing.T) {
 				if err := view.Decode(data); err != nil {
 					t.Fatal(err)
 				}
-				if ch := view.Choice(0); ch != nil {
+				if ch := view.choice(0); ch != nil {
 					if len(ch.ToolCalls) > 0 {
 						if template == nil {
 							template = bytes.Clone(data)

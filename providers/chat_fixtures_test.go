@@ -417,7 +417,7 @@ func TestToolCallMissingArguments(t *testing.T) {
 	}
 	a.Finish()
 	c := a.Call(0)
-	if !c.ArgumentsMissing() || string(c.NormalizedArguments()) != "{}" || !c.ArgumentsValid() || len(c.Arguments) != 0 {
+	if !c.ArgumentsMissing() || string(c.NormalizedArguments()) != "{}" || !c.argumentsValid() || len(c.Arguments) != 0 {
 		t.Fatalf("missing arguments: %+v", c)
 	}
 	if !errors.Is(func() error { _, err := a.Add(2, chunk.Choices[0].ToolCalls); return err }(), ErrCallAlreadyComplete) {

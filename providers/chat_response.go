@@ -59,16 +59,6 @@ func customArguments(input []byte) string {
 	return string(appendQuoted([]byte(`{"input":`), rawValueText(input))) + "}"
 }
 
-// Choice returns the choice whose Index is index, or nil.
-func (r *ChatResponse) Choice(index int) *ResponseChoice {
-	for i := range r.Choices {
-		if r.Choices[i].Index == index {
-			return &r.Choices[i]
-		}
-	}
-	return nil
-}
-
 // parseBody validates a body for the gjson-based views: valid JSON, an
 // object, and no repeated keys (one pass, validateUnique).
 func parseBody(body []byte, what string) (gjson.Result, error) {

@@ -67,10 +67,10 @@ func (c *ToolCall) NormalizedArguments() []byte {
 	return c.Arguments
 }
 
-// ArgumentsValid reports whether NormalizedArguments is valid JSON. A
+// argumentsValid reports whether NormalizedArguments is valid JSON. A
 // completed call with invalid arguments (a truncated stream, a provider
 // bug) should be refused rather than judged on a guess.
-func (c *ToolCall) ArgumentsValid() bool { return gjson.ValidBytes(c.NormalizedArguments()) }
+func (c *ToolCall) argumentsValid() bool { return gjson.ValidBytes(c.NormalizedArguments()) }
 
 // ToolCallAssembler turns the tool-call deltas of ONE choice into calls.
 // Deltas are routed to calls by these rules, which cover every recorded

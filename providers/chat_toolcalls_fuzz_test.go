@@ -14,9 +14,12 @@ import (
 // through ChatChunk and per-choice assemblers with small caps. It must
 // never panic, never exceed a cap, keep ordinals dense and frames
 // ascending, and never change a call once it was reported complete.
+//
+// Its seeds are the recordings' tool-call passages, cut to at most
+// assemblerSeedBytes each (seedWindows).
 func FuzzToolCallAssembler(f *testing.F) {
 	for _, fx := range fixtures.List(f, fixtures.APIChatCompletions, fixtures.KindChunks) {
-		f.Add(fx.Read(f))
+		seedWindows(f, bytes.Split(fx.Read(f), []byte("\n")))
 	}
 	for _, fx := range fixtures.List(f, fixtures.APIChatCompletions, fixtures.KindSSE) {
 		// Reduce the SSE body to its data payloads, one per line.
@@ -26,13 +29,17 @@ func FuzzToolCallAssembler(f *testing.F) {
 				lines = append(lines, p)
 			}
 		}
-		if in := bytes.Join(lines, []byte("\n")); len(in) < 8192 {
-			f.Add(in)
-		}
+		seedWindows(f, lines)
 	}
 	f.Add([]byte(tc(`{"index":0,"id":"a","function":{"name":"f","arguments":"{}"}}`) + "\n" +
 		tc(`{"index":1,"id":"b","function":{"name":"g","arguments":"{\"x\":"}}`) + "\n" +
 		tc(`{"index":0,"function":{"arguments":"1"}}`)))
+	// Decode's refusals other than ErrInvalidJSON, which the target once
+	// failed on (the fuzzer found the first): a message.tool_calls beside a
+	// different delta's (ErrUnjudgedCall), an index that is not plain
+	// (ErrBadIndex).
+	f.Add([]byte(`{"choices":[{"index":0,"message":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f"}}]},"delta":{"tool_calls":[{"index":0,"id":"a","type":"function","function":{"name":"f"}}]}}]}`))
+	f.Add([]byte(`{"choices":[{"index":1.0,"delta":{"content":"x"}}]}`))
 
 	const maxArgs, maxCalls = 64, 4
 	f.Fuzz(func(t *testing.T, in []byte) {
@@ -41,7 +48,10 @@ func FuzzToolCallAssembler(f *testing.F) {
 		snap := map[[2]int]string{} // (choice, ordinal) -> arguments when completed
 		for seq, line := range bytes.Split(in, []byte("\n")) {
 			if err := chunk.Decode(line); err != nil {
-				if !errors.Is(err, ErrInvalidJSON) {
+				// The refusals Decode documents: a chunk it cannot read, a
+				// call in a shape it does not judge, an index it will not
+				// guess at.
+				if !errors.Is(err, ErrInvalidJSON) && !errors.Is(err, ErrUnjudgedCall) && !errors.Is(err, ErrBadIndex) {
 					t.Fatalf("unexpected error kind: %v", err)
 				}
 				continue
@@ -105,4 +115,52 @@ func check(t *testing.T, a *ToolCallAssembler, choice int, snap map[[2]int]strin
 			}
 		}
 	}
+}
+
+// assemblerSeedBytes bounds the seeds of FuzzToolCallAssembler. The
+// fuzzer minimizes every input that finds new coverage, and for JSON,
+// where few bytes can go, the minimizer tries a number of candidates that
+// grows with the square of the input's length: whole recordings (up to
+// 17 KB) as seeds made the first finds stall all fuzzing for many seconds,
+// execs stuck at a few dozen. The caps under test are small (64 argument
+// bytes, 4 calls), so short inputs reach them.
+const assemblerSeedBytes = 512
+
+// seedsPerRecording bounds the seeds one recording gives: every seed costs
+// a round of baseline coverage before fuzzing starts, and a recording's
+// later passages repeat its first ones.
+const seedsPerRecording = 2
+
+// seedWindows adds a recording's first seedsPerRecording runs of
+// consecutive chunk payloads, of at most assemblerSeedBytes, that carry
+// tool calls: a call split over several chunks stays split over several
+// lines. A longer line is a run on its own, up to twice that.
+func seedWindows(f *testing.F, lines [][]byte) {
+	var run [][]byte
+	size, added := 0, 0
+	add := func(in []byte) {
+		if added < seedsPerRecording && bytes.Contains(in, []byte(`"tool_calls"`)) {
+			f.Add(in)
+			added++
+		}
+	}
+	flush := func() {
+		add(bytes.Join(run, []byte("\n")))
+		run, size = run[:0], 0
+	}
+	for _, l := range lines {
+		if len(l) > assemblerSeedBytes {
+			flush()
+			if len(l) <= 2*assemblerSeedBytes {
+				add(l)
+			}
+			continue
+		}
+		if size+len(l)+1 > assemblerSeedBytes {
+			flush()
+		}
+		run = append(run, l)
+		size += len(l) + 1
+	}
+	flush()
 }

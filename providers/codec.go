@@ -3,8 +3,9 @@ package providers
 // Codec reads and writes one wire format for hookgate's format-neutral
 // interceptor (interceptors.NewCodec): the request as a Turn and its
 // edits, the response as frames of neutral parts (text, whole tool calls,
-// the end of the answer, the upstream's error) and the encodings of
-// hookgate's decisions. A format whose Format.Codec is set is read through
+// pieces of a call streamed over several frames, the end of the answer,
+// the upstream's error) and the encodings of hookgate's decisions. A
+// format whose calls stream in pieces implements PieceCodec as well. A format whose Format.Codec is set is read through
 // it; the interceptors know nothing else of the format.
 //
 // A codec is the format's canonical-form gate as well: whatever a client
@@ -105,8 +106,116 @@ type CodecFrame struct {
 	// Meaningful reports that the frame still says something once its
 	// calls are removed; a frame that carried only calls may be dropped.
 	Meaningful bool
+	// Piece is the piece of a call streamed over several frames that the
+	// frame carries (Part PieceNone: none). Such a frame belongs to its
+	// call: it is held with it, and goes out as the call's decision says
+	// (as it came, re-encoded by PieceCodec.EncodeCall, or not at all).
+	Piece CallPiece
+	// Slot is the place in the answer the frame names (a content block's
+	// index), when Slot.Set: the machine numbers the slots the client
+	// reads contiguously, and has PieceCodec.Renumber re-encode a frame
+	// whose slot moved because one before it was removed.
+	Slot FrameSlot
+	// Completes reports, for a format whose stream completes in a frame
+	// of its own after the one that ends the answer (Anthropic's
+	// message_stop after message_delta), the frame that completes it:
+	// after it no frame may come, and an answer no frame ended before it
+	// ends there (its notes join it, pre_response does not run).
+	Completes bool
+	// Usage is the usage object the frame reports (token counts), or nil.
+	Usage []byte
+	// CallsRemoved is set by the interceptor, not the codec, on the frame
+	// that ends the answer before EditFrame: the answer had calls and none
+	// of them reached the client (a stop reason naming tool calls becomes
+	// the end of the turn).
+	CallsRemoved bool
+	// Repeats reports an end frame whose Calls repeat the answer's calls
+	// (a snapshot of the whole answer): a call streamed in pieces before
+	// it, by ID, else by Key, is not judged again but takes that call's decision
+	// (removed when blocked or never written, given the arguments it went
+	// out with otherwise); a call no piece streamed is judged as a whole
+	// call of the frame.
+	Repeats bool
 	// State is the codec's own reading of the frame, for EditFrame.
 	State any
+}
+
+// PiecePart is what a frame does to a call streamed in pieces.
+type PiecePart uint8
+
+const (
+	PieceNone  PiecePart = iota
+	PieceStart           // the call starts: ID, Name, and Args when sent whole with the start
+	PieceArgs            // Args is the next fragment of the call's arguments, decoded
+	PieceEnd             // the call is complete
+	// PieceOther belongs to the call and carries nothing of it the
+	// machine reads (a signature): it is held and decided with the call.
+	PieceOther
+)
+
+// CallPiece is one piece of a call streamed over several frames.
+type CallPiece struct {
+	Part PiecePart
+	// Key tells the call apart from the others of the response (the
+	// format's index); a start with a key already seen begins a new call,
+	// and so does an end that names the call (Name set) at a key with no
+	// call open: the whole call, sent done without a start.
+	Key string
+	// ID and Name are the call's, on its start; on its end, when set,
+	// they must be the start's.
+	ID, Name string
+	// Args is, on a start, the arguments object sent with it (nil: none);
+	// on PieceArgs, the fragment; on an end, the whole arguments it
+	// repeats (nil: none). The fragments joined are the call's
+	// arguments; when they are empty (or blank), the start's are, else
+	// the end's. An end that repeats other arguments than the fragments
+	// (or the start) gave blocks the call: a client may read either.
+	Args []byte
+	// EventKey is, on a start, what the call's event id derives from when
+	// the format names it (CodecCall.EventKey).
+	EventKey []string
+	// Ref is, on a start, the codec's own reference to the call (an item
+	// id and kind) that EncodeCall gets back in CodecCall.Ref.
+	Ref string
+}
+
+// FrameSlot is the place in the answer a frame names.
+type FrameSlot struct {
+	Set bool
+	// Opens reports the frame that opens the slot (a block's start): it
+	// takes the next number the client has not read yet, or, when it
+	// belongs to a removed call, none, and the frames that name the slot
+	// after it follow.
+	Opens bool
+	// ClosesText reports the frame that closes a slot of answer text (a
+	// text block's stop), for a TextSlotCodec: it waits, with what follows
+	// it, until the next slot opens or the answer ends, since only then is
+	// it known to close the answer's last text, which the notes join.
+	ClosesText bool
+	Index      int
+}
+
+// PieceCodec is a Codec whose calls stream in pieces (CodecFrame.Piece)
+// and whose frames name slots (CodecFrame.Slot).
+type PieceCodec interface {
+	Codec
+	// EncodeCall returns the payloads that carry call whole, in slot,
+	// with call.Args as its arguments: what a rewritten call's frames
+	// become.
+	EncodeCall(slot int, call CodecCall) ([][]byte, error)
+	// Renumber returns the payload of f with the slot it names set to
+	// slot; the rest keeps its bytes.
+	Renumber(payload []byte, f *CodecFrame, slot int) ([]byte, error)
+}
+
+// EndTextCodec is a PieceCodec whose clients read the text hookgate adds
+// at the end of the answer (the notes, pre_response's text) only from
+// frames of its own: EncodeText returns them, carrying text in the slot
+// given, and the machine writes them before the end frame, which
+// EditFrame gets the same text for (to repeat it in a snapshot).
+type EndTextCodec interface {
+	PieceCodec
+	EncodeText(slot int, text string) ([][]byte, error)
 }
 
 // CodecCall is one whole tool call of a frame.
@@ -119,6 +228,12 @@ type CodecCall struct {
 	// Key tells the call apart within the response, for audit keys, when
 	// it has no id (its position).
 	Key string
+	// EventKey, when set, is what the call's pre_tool_use event id derives
+	// from (the message's id, the call's, its place), instead of ID.
+	EventKey []string
+	// Ref is the codec's own reference to a call streamed in pieces
+	// (CallPiece.Ref), for EncodeCall.
+	Ref string
 }
 
 // CallEdit is hookgate's decision on one call of a frame: removed, or

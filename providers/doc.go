@@ -30,9 +30,12 @@
 //   - chat_synthesize.go, chat_retry.go, chat_request_user.go: replies
 //     hookgate gives itself, the tool round of a retry, summed usage;
 //   - codec.go: the format-neutral Codec interface (a request as a Turn,
-//     frames as neutral parts, the encodings of hookgate's decisions) for
-//     formats whose calls arrive whole in one frame; gemini_*.go (Google's
-//     Gemini API) and ollama_*.go (Ollama's /api/chat) implement it;
+//     frames as neutral parts, the encodings of hookgate's decisions);
+//     PieceCodec adds what a format whose calls stream in pieces needs
+//     (a call's start, fragments and end, slots, a call encoded whole, a
+//     frame renumbered). gemini_*.go (Google's Gemini API) and ollama_*.go
+//     (Ollama's /api/chat), whose calls arrive whole in one frame,
+//     implement Codec;
 //   - format*.go: the registry of formats (format_<name>.go, one each,
 //     Azure OpenAI's read as OpenAI's);
 //   - json_scan.go, json_edit.go, json_dupkeys.go: the JSON plumbing they

@@ -13,85 +13,14 @@ import (
 // judged on one value and executed with the other. hookgate fails closed:
 // the views refuse such bodies.
 
-// maxJSONDepth bounds the nesting checkUniqueKeys walks: a value inside
+// maxJSONDepth bounds the nesting validateUnique walks: a value inside
 // more than maxJSONDepth containers is refused.
 const maxJSONDepth = 256
 
-// checkUniqueKeys fails if any object in raw (valid JSON) repeats a key,
-// comparing keys by their decoded text ("a" and "\u0061" are one key). It
-// is one forward pass over raw with an explicit stack, and allocates
-// nothing for ordinary bodies (shallow, unescaped keys, fewer than 64 keys
-// open at once). The parseBody views validate and check in one pass
-// (validateUnique, the same rules); this check is for payloads validated
-// otherwise.
-func checkUniqueKeys(raw []byte) error {
-	var (
-		keyBuf   [64][]byte
-		frameBuf [32]dupFrame
-	)
-	keys, frames := keyBuf[:0], frameBuf[:0]
-	b := raw
-	for i := 0; i < len(b); {
-		switch c := b[i]; c {
-		case ' ', '\t', '\r', '\n', ',', ':':
-			i++
-		case '{', '[':
-			if len(frames) > maxJSONDepth {
-				return errTooDeep
-			}
-			frames = append(frames, dupFrame{object: c == '{', base: len(keys)})
-			i++
-		case '}', ']':
-			if len(frames) == 0 {
-				return nil // not valid JSON; the caller validated it
-			}
-			f := frames[len(frames)-1]
-			frames = frames[:len(frames)-1]
-			if f.object {
-				if err := distinct(keys[f.base:]); err != nil {
-					return err
-				}
-				keys = keys[:f.base]
-			}
-			i++
-		case '"':
-			end, ok := skipString(b, i)
-			if !ok {
-				return nil
-			}
-			if j := skipSpace(b, end); j < len(b) && b[j] == ':' && len(frames) > 0 && frames[len(frames)-1].object {
-				k := b[i+1 : end-1]
-				if hasByte(k, '\\') {
-					k = appendUnescapedContent(nil, k)
-				}
-				keys = append(keys, k)
-				i = j + 1
-				continue
-			}
-			if len(frames) > maxJSONDepth {
-				return errTooDeep
-			}
-			i = end
-		default:
-			if len(frames) > maxJSONDepth {
-				return errTooDeep
-			}
-			s := i
-			for i < len(b) && !isSpace(b[i]) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ':' {
-				i++
-			}
-			if i == s {
-				return nil
-			}
-		}
-	}
-	return nil
-}
-
-// dupFrame is one open container of checkUniqueKeys and validateUnique:
-// whether it is an object, where its keys start in the key stack, and
-// (validateUnique) its slot in the jsonDoc being indexed, and
-// (validateKeys) whether it lies inside a free-form member.
+// dupFrame is one open container of validateUnique: whether it is an
+// object, where its keys start in the key stack, its slot in the jsonDoc
+// being indexed, and (validateKeys) whether it lies inside a free-form
+// member.
 type dupFrame struct {
 	object bool
 	free   bool

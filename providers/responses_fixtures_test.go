@@ -328,7 +328,7 @@ func TestResponsesPlainFixture(t *testing.T) {
 
 	// Edits keep every other byte of the pretty-printed body.
 	note := MessageItem("msg_x", "blocked")
-	out, err := ReplaceResponsesOutputItem(body, PlainOutput, 0, note)
+	out, err := replaceResponsesOutputItem(body, PlainOutput, 0, note)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,7 +363,7 @@ func TestResponsesTerminalEventEdits(t *testing.T) {
 			completed = f.Data
 		}
 	}
-	out, err := ReplaceResponsesOutputItem(completed, EventOutput, 1, MessageItem("msg_x", "[hookgate] blocked"))
+	out, err := replaceResponsesOutputItem(completed, EventOutput, 1, MessageItem("msg_x", "[hookgate] blocked"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func FuzzResponsesEvent(f *testing.F) {
 					if err == nil && (!gjson.ValidBytes(out) || gjson.GetBytes(out, "response.output."+itoa(c.Pos)+"."+c.Kind.Member()).Str != "{}") {
 						t.Fatalf("set input: %s", out)
 					}
-					if out, err := ReplaceResponsesOutputItem(data, EventOutput, c.Pos, MessageItem("m", "n")); err == nil && !gjson.ValidBytes(out) {
+					if out, err := replaceResponsesOutputItem(data, EventOutput, c.Pos, MessageItem("m", "n")); err == nil && !gjson.ValidBytes(out) {
 						t.Fatalf("replace item: %s", out)
 					}
 				}

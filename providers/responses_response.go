@@ -127,9 +127,9 @@ func ReadResponsesOutput(doc []byte, at ResponsesOutput) (*ResponsesResponse, er
 	return r, nil
 }
 
-// ReplaceResponsesOutputItem returns a copy of doc whose output item at pos
+// replaceResponsesOutputItem returns a copy of doc whose output item at pos
 // is item (a JSON object).
-func ReplaceResponsesOutputItem(doc []byte, at ResponsesOutput, pos int, item []byte) ([]byte, error) {
+func replaceResponsesOutputItem(doc []byte, at ResponsesOutput, pos int, item []byte) ([]byte, error) {
 	const what = "replace output item"
 	p, err := outputItemPath(doc, at, pos, what)
 	if err != nil {

@@ -46,16 +46,6 @@ type SSEFrame struct {
 // HasData reports whether the event carried at least one data line.
 func (f *SSEFrame) HasData() bool { return f.DataLines > 0 }
 
-// Empty reports a frame made only of a blank line (a stray separator). It
-// must still be relayed to keep the stream byte exact.
-func (f *SSEFrame) Empty() bool {
-	return f.DataLines == 0 && !f.Comment && f.Event == nil && f.ID == nil && isLineEnd(f.Raw)
-}
-
-func isLineEnd(b []byte) bool {
-	return string(b) == "\n" || string(b) == "\r" || string(b) == "\r\n"
-}
-
 // SSEParser splits a byte stream into SSE events, incrementally: input may
 // be cut at any byte, including between the CR and LF of a line ending. It
 // understands LF, CR and CRLF line endings, "data:" with or without one
@@ -142,9 +132,6 @@ func NewRelaySSEParser(maxEvent int) *SSEParser {
 	return p
 }
 
-// MaxEvent returns the event size limit.
-func (p *SSEParser) MaxEvent() int { return p.max }
-
 // Reset prepares the parser for a new stream, keeping its buffers and limit.
 func (p *SSEParser) Reset() {
 	*p = SSEParser{max: p.max, relay: p.relay, buf: p.buf[:0], dataBuf: p.dataBuf[:0], rawBuf: p.rawBuf[:0]}
@@ -197,9 +184,6 @@ func (p *SSEParser) End() { p.ended = true }
 // slice aliases the parser's buffer (valid until the next method call). A
 // relay parser's are as they came: nothing is left out of them.
 func (p *SSEParser) Trailing() []byte { return p.buf[p.evStart:] }
-
-// Err returns the error that failed the parser, if any.
-func (p *SSEParser) Err() error { return p.err }
 
 // Next returns the next complete event, or (nil, nil) when more input is
 // needed (or, after End, when the stream is drained). The frame and its

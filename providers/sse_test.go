@@ -294,17 +294,30 @@ func jsonEqual(t *testing.T, a, b []byte) bool {
 	return reflect.DeepEqual(va, vb)
 }
 
-func TestSSEFrameEmpty(t *testing.T) {
+// A stray blank line is a frame of its own, with nothing in it but its
+// line end, so that a relay passes it on and the stream stays byte exact.
+func TestSSEStrayBlankLineIsAFrame(t *testing.T) {
 	p := NewSSEParser(0)
+	if p.max != DefaultMaxSSEEvent {
+		t.Fatalf("limit %d, want the default %d", p.max, DefaultMaxSSEEvent)
+	}
 	p.Feed([]byte("\r\n: c\n\nretry: 5\n\n"))
-	var got []bool
-	for f, _ := p.Next(); f != nil; f, _ = p.Next() {
-		got = append(got, f.Empty())
+	var raws []string
+	for {
+		f, err := p.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f == nil {
+			break
+		}
+		bare := f.DataLines == 0 && !f.Comment && f.Event == nil && f.ID == nil
+		if (len(raws) == 0) != (bare && string(f.Raw) == "\r\n") {
+			t.Fatalf("frame %d: %+v", len(raws), f)
+		}
+		raws = append(raws, string(f.Raw))
 	}
-	if len(got) != 3 || !got[0] || got[1] || got[2] {
-		t.Fatalf("Empty() per frame = %v, want [true false false]", got)
-	}
-	if p.Err() != nil || p.MaxEvent() != DefaultMaxSSEEvent {
-		t.Fatal("defaults")
+	if want := []string{"\r\n", ": c\n\n", "retry: 5\n\n"}; !reflect.DeepEqual(raws, want) {
+		t.Fatalf("frames %q, want %q", raws, want)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"embed"
 	"encoding/json"
+	"errors"
+	"log/slog"
 	"mime"
 	"path"
 	"strconv"
@@ -42,6 +44,9 @@ type ConsoleOptions struct {
 	// EventPoll is how often an event stream looks for changes; zero is
 	// DefaultEventPoll.
 	EventPoll time.Duration
+	// Revocations keeps logged-out sessions for every instance; nil keeps
+	// them in this process only.
+	Revocations ConsoleRevocations
 }
 
 // DefaultSessionTTL is how long a console login lasts by default.
@@ -86,6 +91,10 @@ type DecisionFilter struct {
 type console struct {
 	admin *Admin
 	opts  ConsoleOptions
+	// throttle counts failed logins (console_throttle.go).
+	throttle *loginThrottle
+	// revoked refuses logged-out sessions (console_revoke.go).
+	revoked *revocations
 
 	stopOnce sync.Once
 	done     chan struct{}
@@ -98,7 +107,7 @@ func newConsole(a *Admin, opts ConsoleOptions) *console {
 	if opts.EventPoll <= 0 {
 		opts.EventPoll = DefaultEventPoll
 	}
-	return &console{admin: a, opts: opts, done: make(chan struct{})}
+	return &console{admin: a, opts: opts, throttle: newLoginThrottle(nil), revoked: newRevocations(opts.Revocations), done: make(chan struct{})}
 }
 
 // stop ends the open event streams.
@@ -129,7 +138,11 @@ func (c *console) handle(reqCtx context.Context, ctx *fasthttp.RequestCtx, p str
 	case p == "/console":
 		ctx.Redirect("/console/", fasthttp.StatusMovedPermanently)
 	case p == "/console/" && ctx.IsGet():
-		if _, ok := c.session(ctx); !ok {
+		if _, err := c.session(reqCtx, ctx); err != nil {
+			if !errors.Is(err, errNoSession) {
+				writeError(ctx, fasthttp.StatusServiceUnavailable, "server_error", "session_check", "could not check the console session")
+				return
+			}
 			ctx.Redirect("/console/login", fasthttp.StatusSeeOther)
 			return
 		}
@@ -141,9 +154,14 @@ func (c *console) handle(reqCtx context.Context, ctx *fasthttp.RequestCtx, p str
 	case strings.HasPrefix(p, "/console/assets/") && ctx.IsGet():
 		c.file(ctx, strings.TrimPrefix(p, "/console/assets/"))
 	case strings.HasPrefix(p, "/console/api/"):
-		s, ok := c.session(ctx)
-		if !ok {
+		s, err := c.session(reqCtx, ctx)
+		if errors.Is(err, errNoSession) {
 			writeError(ctx, fasthttp.StatusUnauthorized, "invalid_request_error", "no_session", "log in to the console first")
+			return
+		}
+		if err != nil {
+			slog.Warn("console: the session's revocation could not be looked up; refused", "err", err)
+			writeError(ctx, fasthttp.StatusServiceUnavailable, "server_error", "session_check", "could not check the console session")
 			return
 		}
 		if !ctx.IsGet() && !ctx.IsHead() && !c.csrfOK(ctx, s) {
@@ -184,6 +202,14 @@ func (c *console) api(reqCtx context.Context, ctx *fasthttp.RequestCtx, rest str
 	case rest == "session" && ctx.IsGet():
 		a.reply(ctx, map[string]any{"name": s.tok.name, "tenants": s.tok.tenants, "csrf": s.csrf, "expires_at": s.expires.UTC()}, 0, nil)
 	case rest == "logout" && ctx.IsPost():
+		// Revoked for every instance, so that a copy of the cookie is
+		// refused too; the browser forgets it either way.
+		if err := c.revoked.revoke(reqCtx, s, s.tok.name); err != nil {
+			slog.Warn("console: logout could not revoke the session", "err", err)
+			writeError(ctx, fasthttp.StatusServiceUnavailable, "server_error", "logout_failed", "the session could not be revoked: try again")
+			c.clearCookie(ctx)
+			return
+		}
 		c.clearCookie(ctx)
 		a.reply(ctx, map[string]any{"logged_out": true}, 0, nil)
 	case rest == "approvals" && ctx.IsGet() && a.opts.Approvals != nil:
@@ -250,8 +276,20 @@ func (c *console) login(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, fasthttp.StatusBadRequest, "invalid_request_error", "invalid_json", `want a JSON body {"token": "..."}`)
 		return
 	}
+	addr := clientKey(ctx.RemoteIP())
+	if ok, wait := c.throttle.allow(addr); !ok {
+		c.admin.opts.Metrics.consoleLoginFailed(loginThrottled)
+		writeError(ctx, fasthttp.StatusTooManyRequests, "invalid_request_error", "login_throttled", "too many failed logins: try again later")
+		// After writeError, which resets the response.
+		ctx.Response.Header.Set("Retry-After", strconv.Itoa(int((wait+time.Second-1)/time.Second)))
+		return
+	}
 	tok, ok := c.admin.tokenOf(strings.TrimSpace(body.Token))
 	if !ok {
+		c.admin.opts.Metrics.consoleLoginFailed(loginWrongToken)
+		if c.throttle.failed(addr) {
+			slog.Warn("console: failed logins from this client address are throttled", "client", addr)
+		}
 		writeError(ctx, fasthttp.StatusUnauthorized, "invalid_request_error", "invalid_admin_token", "that is not an admin token of this hookgate")
 		return
 	}

@@ -22,7 +22,8 @@ const consoleHeartbeat = 15 * time.Second
 //
 // Each is sent at once, then whenever it changes (looked for every
 // EventPoll, in the store, so questions asked through other instances
-// show too).
+// show too). The stream ends with session_expired at the session's
+// expiry, or within an EventPoll of its logout.
 func (c *console) events(ctx *fasthttp.RequestCtx, s consoleSession) {
 	ctx.SetContentType("text/event-stream")
 	ctx.Response.Header.Set("Cache-Control", "no-store")
@@ -30,7 +31,7 @@ func (c *console) events(ctx *fasthttp.RequestCtx, s consoleSession) {
 	// The stream writer must not touch ctx: everything it needs is taken
 	// here.
 	approvals, decisions := c.admin.opts.Approvals, c.opts.Decisions
-	poll, done, tenants, until := c.opts.EventPoll, c.done, s.tok.tenants, s.expires
+	poll, done, tenants, until, revoked := c.opts.EventPoll, c.done, s.tok.tenants, s.expires, c.revoked
 	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
 		sctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
@@ -76,6 +77,11 @@ func (c *console) events(ctx *fasthttp.RequestCtx, s consoleSession) {
 					return
 				}
 			case <-tick.C:
+				// A logout, on any instance, ends the stream too.
+				if revoked.check(sctx, s) != nil {
+					sendEvent(w, "session_expired", []byte(`{}`))
+					return
+				}
 			}
 		}
 	})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -132,7 +133,10 @@ func timing(ex interceptors.Exchange) (hooks, work time.Duration) {
 // (Server-Timing, which browsers' and SDKs' tooling show per call). On a
 // stream it covers the request side only: the headers leave first.
 func setServerTiming(h *fasthttp.ResponseHeader, own time.Duration) {
-	h.Set("Server-Timing", fmt.Sprintf("hookgate;dur=%.3f", float64(own.Microseconds())/1000))
+	var buf [48]byte
+	v := append(buf[:0], "hookgate;dur="...)
+	v = strconv.AppendFloat(v, float64(own.Microseconds())/1000, 'f', 3, 64)
+	h.SetBytesV("Server-Timing", v)
 }
 
 // relayRaw copies the upstream body to the client without reading it.

@@ -28,10 +28,20 @@ func isHopByHop(name, connection []byte) bool {
 			return true
 		}
 	}
-	if len(connection) == 0 {
-		return false
-	}
-	for _, tok := range bytes.Split(connection, []byte(",")) {
+	return namedIn(connection, name)
+}
+
+// namedIn reports whether the comma-separated list (a Connection header)
+// names name, in any case. It reads the list in place: this runs for
+// every header of every request and response, and must not allocate.
+func namedIn(list, name []byte) bool {
+	for len(list) > 0 {
+		tok := list
+		if i := bytes.IndexByte(list, ','); i >= 0 {
+			tok, list = list[:i], list[i+1:]
+		} else {
+			list = nil
+		}
 		if bytes.EqualFold(bytes.TrimSpace(tok), name) {
 			return true
 		}

@@ -26,6 +26,7 @@ type Metrics struct {
 	connections   *prometheus.GaugeVec
 	connsRefused  *prometheus.CounterVec
 	clientTimeout *prometheus.CounterVec
+	loginFailures *prometheus.CounterVec
 	reg           prometheus.Registerer
 }
 
@@ -93,7 +94,13 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		clientTimeout: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "hookgate_client_timeouts_total", Help: "Client connections cut by a client timeout, by listener and timeout (client_header, client_body_progress, client_idle, client_write_stall).",
 		}, []string{"listener", "timeout"}),
+		loginFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hookgate_console_login_failures_total", Help: "Console logins refused, by reason (wrong_token: not an admin token; throttled: refused with a 429 before the token was looked at).",
+		}, []string{"reason"}),
 		reg: reg,
+	}
+	for _, r := range []string{loginWrongToken, loginThrottled} {
+		m.loginFailures.WithLabelValues(r)
 	}
 	for _, r := range refusalReasons {
 		m.routes.WithLabelValues(string(r))
@@ -102,7 +109,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		m.connsRefused.WithLabelValues(l)
 	}
 	reg.MustRegister(m.requests, m.upstream, m.overheadHist, m.ttfbHist, m.activeStreams, m.refused, m.routes,
-		m.connections, m.connsRefused, m.clientTimeout)
+		m.connections, m.connsRefused, m.clientTimeout, m.loginFailures)
 	return m
 }
 
@@ -127,6 +134,18 @@ func (m *Metrics) ObserveAdmission(limits ...*admission.Limit) {
 			Name: "hookgate_admission_in_use", Help: admissionInUseHelp,
 			ConstLabels: prometheus.Labels{"limit": l.Name()},
 		}, func() float64 { return float64(l.InUse()) }))
+	}
+}
+
+// The reasons of hookgate_console_login_failures_total.
+const (
+	loginWrongToken = "wrong_token"
+	loginThrottled  = "throttled"
+)
+
+func (m *Metrics) consoleLoginFailed(reason string) {
+	if m != nil {
+		m.loginFailures.WithLabelValues(reason).Inc()
 	}
 }
 

@@ -202,7 +202,18 @@ func newAuditWriter(st *Store, opts AuditOptions) (*AuditWriter, error) {
 // drops the record and OnFullBlock waits up to MaxWait for room (not at
 // all once the queue has been full that long), then drops it. Drops are
 // counted and logged.
-func (w *AuditWriter) Record(e AuditEntry) {
+func (w *AuditWriter) Record(e AuditEntry) { w.enqueue(e, w.onFull == OnFullBlock) }
+
+// TryRecord is Record that never waits, whatever OnFull says: with no room
+// in the queue the record is dropped (counted as queue_full, and logged).
+// It is for records made on the request path that must not hold it up
+// (a dropped dry run's row): their own metric stays the record of last
+// resort.
+func (w *AuditWriter) TryRecord(e AuditEntry) { w.enqueue(e, false) }
+
+// enqueue queues e; with the queue full it drops e at once, or, when
+// mayWait, waits for room as Record describes.
+func (w *AuditWriter) enqueue(e AuditEntry, mayWait bool) {
 	if e.At.IsZero() {
 		e.At = time.Now()
 	}
@@ -218,7 +229,7 @@ func (w *AuditWriter) Record(e AuditEntry) {
 	default:
 	}
 	left := w.markFull()
-	if w.onFull == OnFullDrop {
+	if !mayWait {
 		w.drop(DropQueueFull)
 		return
 	}
@@ -329,8 +340,8 @@ func (w *AuditWriter) drop(reason string) {
 	}
 }
 
-// Depth is the number of records waiting.
-func (w *AuditWriter) Depth() int { return len(w.queue) }
+// depth is the number of records waiting.
+func (w *AuditWriter) depth() int { return len(w.queue) }
 
 // Flush waits until every record queued before the call is written (or
 // given up at Close). It returns the write's error, if any.

@@ -116,8 +116,8 @@ func recordFirst(t *testing.T, w *AuditWriter, entered <-chan struct{}) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the writer never started writing")
 	}
-	if w.Depth() != 0 {
-		t.Fatalf("depth %d after the writer took the first record", w.Depth())
+	if w.depth() != 0 {
+		t.Fatalf("depth %d after the writer took the first record", w.depth())
 	}
 }
 
@@ -311,8 +311,8 @@ func TestAuditWriterBlockPolicyRefusesAfterMaxWait(t *testing.T) {
 		for i := range 4 {
 			w.Record(entry("h", fmt.Sprint("e", i), nil))
 		}
-		if w.Depth() != 4 {
-			t.Fatalf("depth %d", w.Depth())
+		if w.depth() != 4 {
+			t.Fatalf("depth %d", w.depth())
 		}
 		start := time.Now()
 		err := w.Admit(ctx)

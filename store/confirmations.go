@@ -176,9 +176,9 @@ func (s *Store) ListConfirmations(ctx context.Context, status ConfirmationStatus
 	return out, nil
 }
 
-// FindPendingConfirmation returns the unexpired pending request for a
+// findPendingConfirmation returns the unexpired pending request for a
 // session's call, or ErrNotFound.
-func (s *Store) FindPendingConfirmation(ctx context.Context, sessionID, tool, argsHash string) (Confirmation, error) {
+func (s *Store) findPendingConfirmation(ctx context.Context, sessionID, tool, argsHash string) (Confirmation, error) {
 	c, err := scanConfirmation(s.b.reader().queryRow(ctx, `SELECT `+confirmationCols+` FROM confirmation_requests
 WHERE session_id = $1 AND tool = $2 AND args_hash = $3 AND status = 'pending' AND expires_at > $4`,
 		sessionID, tool, argsHash, s.at(s.clock())))

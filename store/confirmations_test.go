@@ -27,10 +27,10 @@ func TestConfirmationLifecycle(t *testing.T) {
 		if err != nil || created || again.ID != c.ID {
 			t.Fatalf("re-create: %+v %v %v", again, created, err)
 		}
-		if f, err := st.FindPendingConfirmation(ctx, "s1", "pay", "h-100eur"); err != nil || f.ID != c.ID {
+		if f, err := st.findPendingConfirmation(ctx, "s1", "pay", "h-100eur"); err != nil || f.ID != c.ID {
 			t.Fatalf("find: %+v %v", f, err)
 		}
-		if _, err := st.FindPendingConfirmation(ctx, "s2", "pay", "h-100eur"); !errors.Is(err, ErrNotFound) {
+		if _, err := st.findPendingConfirmation(ctx, "s2", "pay", "h-100eur"); !errors.Is(err, ErrNotFound) {
 			t.Fatalf("find other session: %v", err)
 		}
 		if l, err := st.ListConfirmations(ctx, Pending, 0); err != nil || len(l) != 1 || l[0].Payload != `{"amount":100}` {
@@ -99,7 +99,7 @@ func TestConfirmationExpiry(t *testing.T) {
 		if !errors.Is(err, ErrExpired) || d.Status != Expired || d.RespondedBy != "" {
 			t.Fatalf("late decision: %+v %v", d, err)
 		}
-		if _, err := st.FindPendingConfirmation(ctx, "s2", "pay", "h-100eur"); !errors.Is(err, ErrNotFound) {
+		if _, err := st.findPendingConfirmation(ctx, "s2", "pay", "h-100eur"); !errors.Is(err, ErrNotFound) {
 			t.Fatalf("expired request found as pending: %v", err)
 		}
 		ids, err := st.ExpireConfirmations(ctx)

@@ -8,9 +8,16 @@ import (
 	"time"
 )
 
+// DecisionDryRunDropped is the decision of a row that records a dry_run
+// hook's run the observer pool dropped: the hook did not run, so no
+// would-decision exists for that event. The row keeps the hook, event,
+// tool, tenant, agent and session only: no input (its input_hash is that
+// of no input, InputHash(nil)).
+const DecisionDryRunDropped = "dry_run_dropped"
+
 // dryRunDecisions are the decisions only dry_run hooks record, as an SQL
-// list.
-const dryRunDecisions = `'would_block', 'would_rewrite', 'would_allow', 'would_ask'`
+// list: the would-decisions and the drops.
+const dryRunDecisions = `'would_block', 'would_rewrite', 'would_allow', 'would_ask', '` + DecisionDryRunDropped + `'`
 
 // groupColumns are the keys executions can be grouped by, and the column
 // each reads.

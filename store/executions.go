@@ -23,7 +23,9 @@ type Execution struct {
 	// canonical form (InputHash); the input itself is never stored.
 	InputHash string
 	// Decision is what the hook ended in: allow, rewrite, block, error,
-	// timeout, expired or bypassed.
+	// timeout, expired or bypassed; a dry_run hook's would_block,
+	// would_rewrite, would_allow or would_ask, or dry_run_dropped when the
+	// observer pool dropped its run (DecisionDryRunDropped).
 	Decision    string
 	HookVersion string
 	SideEffects []string

@@ -229,6 +229,28 @@ ALTER TABLE confirmation_requests ADD COLUMN comment TEXT NOT NULL DEFAULT '';
 ALTER TABLE confirmation_requests ADD COLUMN IF NOT EXISTS comment text NOT NULL DEFAULT '';
 `,
 	},
+	{
+		version: 6,
+		name:    "console_revocations",
+		sqlite: `
+CREATE TABLE IF NOT EXISTS console_revocations (
+	id         TEXT PRIMARY KEY,
+	revoked_by TEXT NOT NULL DEFAULT '',
+	revoked_at TEXT NOT NULL,
+	expires_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS console_revocations_expires ON console_revocations (expires_at);
+`,
+		postgres: `
+CREATE TABLE IF NOT EXISTS console_revocations (
+	id         text PRIMARY KEY,
+	revoked_by text NOT NULL DEFAULT '',
+	revoked_at timestamptz NOT NULL,
+	expires_at timestamptz NOT NULL
+);
+CREATE INDEX IF NOT EXISTS console_revocations_expires ON console_revocations (expires_at);
+`,
+	},
 }
 
 // migrateLockKey serialises migrations between instances sharing a

@@ -35,12 +35,13 @@ named by audit.key_env, which must then be set.
 agent, event, decision, session), largest groups first. --dry-run reports
 what dry_run hooks would have done, grouped by hook and tool (or
 --group-by), with a count per would-decision, those that would have
-changed most first.
+changed most first, and how many runs the observer pool dropped (those
+the report does not count).
 `
 
 // auditDecisions are the decisions a record can hold.
 var auditDecisions = []string{"allow", "rewrite", "block", "error", "timeout", "expired", "bypassed",
-	"would_block", "would_rewrite", "would_allow", "would_ask"}
+	"would_block", "would_rewrite", "would_allow", "would_ask", store.DecisionDryRunDropped}
 
 func runAudit(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("audit", flag.ContinueOnError)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -135,5 +136,45 @@ func TestAuditToolTenantAgentFiltersAndGroupBy(t *testing.T) {
 	}
 	if code, _, _ := runCLI(t, "audit", "--config", cfg, "--dry-run", "--group-by", "decision"); code != 2 {
 		t.Errorf("--dry-run --group-by decision: exit %d, want 2", code)
+	}
+}
+
+// Dropped dry runs (dry_run_dropped rows) are not counted as runs: the
+// report counts them apart and says, per hook, that it undercounts.
+func TestAuditDryRunReportSaysWhatWasDropped(t *testing.T) {
+	cfg := dryRunFixture(t)
+	ctx := context.Background()
+	st, err := store.Open(ctx, store.Options{Path: filepath.Join(filepath.Dir(cfg), "audit.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := store.NewAuditWriter(st, store.AuditOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		w.TryRecord(store.AuditEntry{HookID: "no-recursive-delete", Event: "pre_tool_use", EventID: fmt.Sprint("d-", i), SessionID: "s",
+			Decision: store.DecisionDryRunDropped, Tool: "Bash", Tenant: "acme", Agent: "coder"})
+	}
+	if err := w.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	code, out, errOut := runCLI(t, "audit", "--config", cfg, "--dry-run")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	f := strings.Fields(lines[1])
+	if !strings.Contains(lines[0], "DROPPED") || len(f) < 8 || f[0] != "no-recursive-delete" || f[6] != "4" || f[7] != "3" {
+		t.Errorf("report:\n%s", out)
+	}
+	if !strings.Contains(out, "3 dry runs of no-recursive-delete were dropped (observer pool full): the report undercounts") {
+		t.Errorf("the report does not say what was dropped:\n%s", out)
+	}
+	code, out, _ = runCLI(t, "audit", "--config", cfg, "--decision", "dry_run_dropped", "--json")
+	var rows []map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &rows) != nil || len(rows) != 3 {
+		t.Errorf("--decision dry_run_dropped: exit %d:\n%s", code, out)
 	}
 }

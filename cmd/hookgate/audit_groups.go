@@ -23,8 +23,11 @@ type dryRunRow struct {
 	Keys   map[string]string `json:"keys"`
 	Counts map[string]int64  `json:"counts"`
 	// Changed is every execution but the would_allow ones.
-	Changed int64     `json:"changed"`
+	Changed int64 `json:"changed"`
+	// Total counts the runs that happened; Dropped the runs the observer
+	// pool dropped (dry_run_dropped rows), which no column counts.
 	Total   int64     `json:"total"`
+	Dropped int64     `json:"dropped"`
 	Last    time.Time `json:"last"`
 	// Reason is one reason of the group's changes (the greatest).
 	Reason string `json:"reason,omitempty"`
@@ -56,6 +59,7 @@ func writeAuditGroups(ctx context.Context, w io.Writer, st *store.Store, f store
 		return err
 	}
 	rows := pivotDryRun(keys, groups)
+	drops := droppedByHook(keys, rows) // every group's, before the limit
 	if limit > 0 && len(rows) > limit {
 		rows = rows[:limit]
 	}
@@ -67,7 +71,7 @@ func writeAuditGroups(ctx context.Context, w io.Writer, st *store.Store, f store
 		}
 		return enc.Encode(rows)
 	}
-	return writeDryRunTable(w, keys, rows)
+	return writeDryRunTable(w, keys, rows, drops)
 }
 
 // pivotDryRun folds (keys..., decision) groups into one row per keys,
@@ -87,6 +91,13 @@ func pivotDryRun(keys []string, groups []store.ExecutionGroup) []dryRunRow {
 			order = append(order, k)
 		}
 		decision := g.Keys[len(keys)]
+		if g.Last.After(r.Last) {
+			r.Last = g.Last
+		}
+		if decision == store.DecisionDryRunDropped {
+			r.Dropped += g.Count
+			continue
+		}
 		r.Counts[decision] += g.Count
 		r.Total += g.Count
 		if decision != "would_allow" {
@@ -94,9 +105,6 @@ func pivotDryRun(keys []string, groups []store.ExecutionGroup) []dryRunRow {
 			if g.Reason > r.Reason {
 				r.Reason = g.Reason
 			}
-		}
-		if g.Last.After(r.Last) {
-			r.Last = g.Last
 		}
 	}
 	out := make([]dryRunRow, 0, len(order))
@@ -115,7 +123,7 @@ func pivotDryRun(keys []string, groups []store.ExecutionGroup) []dryRunRow {
 	return out
 }
 
-func writeDryRunTable(w io.Writer, keys []string, rows []dryRunRow) error {
+func writeDryRunTable(w io.Writer, keys []string, rows []dryRunRow, drops []hookDrops) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	head := make([]string, 0, len(keys)+len(wouldDecisions)+3)
 	for _, k := range keys {
@@ -124,7 +132,7 @@ func writeDryRunTable(w io.Writer, keys []string, rows []dryRunRow) error {
 	for _, d := range wouldDecisions {
 		head = append(head, strings.ToUpper(d))
 	}
-	head = append(head, "TOTAL", "LAST", "REASON")
+	head = append(head, "TOTAL", "DROPPED", "LAST", "REASON")
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	for _, r := range rows {
 		cells := make([]string, 0, len(head))
@@ -134,7 +142,7 @@ func writeDryRunTable(w io.Writer, keys []string, rows []dryRunRow) error {
 		for _, d := range wouldDecisions {
 			cells = append(cells, fmt.Sprint(r.Counts[d]))
 		}
-		cells = append(cells, fmt.Sprint(r.Total), r.Last.UTC().Format("2006-01-02T15:04:05Z"), cell(r.Reason))
+		cells = append(cells, fmt.Sprint(r.Total), fmt.Sprint(r.Dropped), r.Last.UTC().Format("2006-01-02T15:04:05Z"), cell(r.Reason))
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	if err := tw.Flush(); err != nil {
@@ -144,9 +152,52 @@ func writeDryRunTable(w io.Writer, keys []string, rows []dryRunRow) error {
 		_, err := fmt.Fprintln(w, "(no dry-run hook executions match)")
 		return err
 	}
-	// Runs the observer pool dropped are not in the store.
-	_, err := fmt.Fprintln(w, "(dry runs dropped by a full observer pool are not recorded: see hookgate_dry_run_dropped_total)")
+	for _, d := range drops {
+		fmt.Fprintf(w, "%d dry %s of %s %s dropped (observer pool full): the report undercounts\n",
+			d.n, plural(d.n, "run", "runs"), d.hook, plural(d.n, "was", "were"))
+	}
+	// A drop is recorded through the audit queue without waiting for it:
+	// with that queue full too, only the metric counts it.
+	_, err := fmt.Fprintln(w, "(a dry run dropped while the audit queue was full too is counted only in hookgate_dry_run_dropped_total)")
 	return err
+}
+
+// hookDrops is how many runs of one dry_run hook were dropped.
+type hookDrops struct {
+	hook string
+	n    int64
+}
+
+// droppedByHook sums the rows' drops per hook, in the rows' order; without
+// hook among keys, all the rows' drops go to "the dry_run hooks".
+func droppedByHook(keys []string, rows []dryRunRow) []hookDrops {
+	byHook := slices.Contains(keys, "hook")
+	var out []hookDrops
+	at := map[string]int{}
+	for _, r := range rows {
+		if r.Dropped == 0 {
+			continue
+		}
+		name := "the dry_run hooks"
+		if byHook {
+			name = groupCell("hook", r.Keys["hook"])
+		}
+		i, ok := at[name]
+		if !ok {
+			i = len(out)
+			at[name] = i
+			out = append(out, hookDrops{hook: name})
+		}
+		out[i].n += r.Dropped
+	}
+	return out
+}
+
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func writeGroupsTable(w io.Writer, keys []string, groups []store.ExecutionGroup) error {

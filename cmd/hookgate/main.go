@@ -24,7 +24,7 @@ usage:
                                     running with its console until Ctrl-C
   hookgate mock [--listen ADDR]     run the mock model alone (for configs/local.yaml), logging what it receives
   hookgate audit --config FILE      list recorded hook executions (see hookgate audit -h)
-  hookgate approvals list|approve|reject --config FILE [ID]
+  hookgate approvals list|approve|reject --config FILE|--admin URL [--comment TEXT] [ID]
                                     answer approval questions, also while hookgate is down
   hookgate bench [--config FILE]    measure the latency hookgate and each hook of FILE add
                                     (mock upstream on loopback; --help for the harness flags)

@@ -40,6 +40,12 @@ func runServe(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "hookgate:", err)
 		return 1
 	}
+	// Signals are caught before the listeners open: a SIGTERM that comes
+	// as soon as "hookgate listening" is logged drains like any other,
+	// instead of killing the process by the signal's default action.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
 	if err := a.Start(); err != nil {
 		fmt.Fprintln(stderr, "hookgate:", err)
 		return 1
@@ -62,8 +68,6 @@ func runServe(args []string, stderr io.Writer) int {
 		go a.Watch(watchCtx, *path, *watch, report)
 	}
 
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	for {
 		select {
 		case sig := <-sigs:

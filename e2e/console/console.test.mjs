@@ -9,7 +9,10 @@
 //
 // Environment: CONSOLE_URL (the admin listener), CONSOLE_TOKEN (an admin
 // token), CONSOLE_SHOTS (a folder for the PNG screenshots), CHROMIUM
-// (default /usr/bin/chromium).
+// (default /usr/bin/chromium), CAPTURED_URL (the admin listener of a
+// second hookgate with audit.capture_events on, whose session
+// CAPTURED_SESSION ran a prompt, an allowed and a blocked call and the
+// allowed call's result).
 import { chromium } from "playwright-core";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,8 +22,13 @@ const base = process.env.CONSOLE_URL;
 const token = process.env.CONSOLE_TOKEN;
 const shots = process.env.CONSOLE_SHOTS;
 const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
-if (!base || !token || !shots) throw new Error("CONSOLE_URL, CONSOLE_TOKEN and CONSOLE_SHOTS are required");
+const captured = process.env.CAPTURED_URL;
+const capturedSession = process.env.CAPTURED_SESSION;
+if (!base || !token || !shots || !captured || !capturedSession) {
+  throw new Error("CONSOLE_URL, CONSOLE_TOKEN, CONSOLE_SHOTS, CAPTURED_URL and CAPTURED_SESSION are required");
+}
 const origin = new URL(base).origin;
+const capturedOrigin = new URL(captured).origin;
 const step = (s) => console.log("STEP " + s);
 const timeout = 30_000;
 
@@ -51,7 +59,7 @@ try {
   const cspErrors = [];
   page.on("request", (req) => {
     const u = req.url();
-    if (!u.startsWith(origin + "/") && !u.startsWith("data:")) external.push(u);
+    if (!u.startsWith(origin + "/") && !u.startsWith(capturedOrigin + "/") && !u.startsWith("data:")) external.push(u);
   });
   page.on("console", (msg) => {
     if (/Content Security Policy|Refused to/i.test(msg.text())) cspErrors.push(msg.text());
@@ -140,6 +148,12 @@ try {
   check((await page.locator("#session-id").textContent()) === sessionID, "the timeline is of another session");
   const source = await page.locator("#session-source").textContent();
   check(source.includes("audit records"), `the timeline's source: ${source}`);
+  // Without captured events: ids, tools and decisions, no texts.
+  const plainSteps = page.locator("#timeline li.step");
+  check((await plainSteps.locator(".decision-allow").count()) > 0, "the audit-record timeline shows no decision");
+  check((await plainSteps.first().getAttribute("data-id")) !== "", "the audit-record timeline shows no ids");
+  const texts = await page.locator("#timeline .part-prompt, #timeline .part-arguments, #timeline .part-result").count();
+  check(texts === 0, `the audit-record timeline shows ${texts} prompts, arguments or results`);
   const timelineText = await page.locator("#timeline").textContent();
   check(!timelineText.includes(token), "the timeline shows the admin token");
   await page.screenshot({ path: join(shots, "console-session.png"), fullPage: true });
@@ -165,11 +179,79 @@ try {
   check(refusal.length > 0, "the refused reload has no error text");
   await page.screenshot({ path: join(shots, "console-policy.png"), fullPage: true });
 
-  // Logging out ends the page's session.
+  // Logging out ends the page's session, and revokes it: a copy of the
+  // cookie taken before, replayed from outside the browser, is refused.
+  const copied = (await browser.cookies(base + "/console/")).find((c) => c.name === "hookgate_console");
+  const replay = async () => (await fetch(base + "/console/api/session", { headers: { Cookie: "hookgate_console=" + copied.value } })).status;
+  check((await replay()) === 200, "the copied cookie does not work before logout");
   await page.click("#logout");
   await page.waitForURL(base + "/console/login");
   const after = await page.evaluate(async () => (await fetch("/console/api/approvals")).status);
   check(after === 401, `after logout the API answered ${after}`);
+  const replayed = await replay();
+  check(replayed === 401, `the copied cookie replayed after logout answered ${replayed}, want 401`);
+
+  // The captured-events timeline, on the hookgate that keeps them:
+  // prompt, calls with their arguments and decisions, result, in order.
+  // (The login replaces this host's console cookie: the first hookgate
+  // is logged out already.)
+  await page.goto(captured + "/console/login");
+  await page.fill("#token", token);
+  await page.click("#login-button");
+  await page.waitForURL(captured + "/console/");
+  await page.goto(captured + "/console/#session=" + encodeURIComponent(capturedSession));
+  await page.locator("#page-session:not([hidden]) #timeline li.step .part-result").first().waitFor();
+  const capturedSource = await page.locator("#session-source").textContent();
+  check(capturedSource.includes("captured events"), `the captured timeline's source: ${capturedSource}`);
+  const loop = await page.evaluate(() =>
+    [...document.querySelectorAll("#timeline li.step")].map((li) => {
+      const part = (k) => (li.querySelector(".part-" + k) || {}).textContent || "";
+      const decision = [...li.querySelectorAll("span")].find((s) => s.className.startsWith("decision-"));
+      return {
+        event: (li.querySelector(".event") || {}).textContent || "",
+        tool: (li.querySelector(".tool") || {}).textContent || "",
+        call: (li.querySelector(".call") || {}).textContent || "",
+        decision: decision ? decision.textContent : "",
+        prompt: part("prompt"), args: part("arguments"), result: part("result"), reason: part("reason"),
+      };
+    }));
+  const want = [
+    { event: "user_prompt_submit", prompt: "list the files", decision: "allow" },
+    { event: "pre_tool_use", tool: "exec", call: "call_ls", args: '{"command":"ls -l"}', decision: "allow" },
+    { event: "pre_tool_use", tool: "exec", call: "call_sudo", args: '{"command":"sudo rm -rf /tmp/x"}', decision: "block", reason: "no sudo" },
+    { event: "post_tool_use", tool: "exec", call: "call_ls", result: "total 0 (listing-result)", decision: "allow" },
+  ];
+  check(loop.length === want.length, `the captured timeline has ${loop.length} steps: ${JSON.stringify(loop)}`);
+  // The two calls of one answer are judged side by side: either may be
+  // recorded first, both after the prompt and before the result.
+  const calls = loop.slice(1, 3).sort((x, y) => x.call.localeCompare(y.call));
+  loop.splice(1, 2, ...calls);
+  want.forEach((w, i) => {
+    for (const [k, v] of Object.entries(w)) {
+      check(loop[i][k] === v, `captured step ${i + 1}: ${k} is ${JSON.stringify(loop[i][k])}, want ${JSON.stringify(v)} (${JSON.stringify(loop)})`);
+    }
+  });
+  await page.screenshot({ path: join(shots, "console-session-captured.png"), fullPage: true });
+  await page.click("#logout");
+  await page.waitForURL(captured + "/console/login");
+
+  // Throttling: wrong tokens from this address (one was tried at the
+  // start) are refused with 429 and a Retry-After within five tries, and
+  // the right token is then refused too until the bucket refills.
+  const wrong = async (t) => fetch(base + "/console/login", {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ token: t }),
+  });
+  let throttled = null;
+  for (let i = 0; i < 5 && !throttled; i++) {
+    const r = await wrong("not-a-token-" + i);
+    if (r.status === 429) throttled = r;
+    else check(r.status === 401, `wrong token ${i + 1} answered ${r.status}`);
+  }
+  check(throttled, "five wrong tokens were never answered 429");
+  const retry = Number(throttled.headers.get("retry-after"));
+  check(retry >= 1 && retry <= 30, `Retry-After ${throttled.headers.get("retry-after")}`);
+  const right = await wrong(token);
+  check(right.status === 429, `the right token while throttled answered ${right.status}, want 429`);
 
   check(external.length === 0, "requests left hookgate: " + external.join(", "));
   check(cspErrors.length === 0, "CSP violations: " + cspErrors.join(" | "));

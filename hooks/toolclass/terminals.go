@@ -147,8 +147,8 @@ func (t *Terminals) markLost(k TerminalKey) {
 	t.lost[k] = t.lostOrder.PushFront(k)
 }
 
-// Len is how many terminal sessions are remembered.
-func (t *Terminals) Len() int {
+// size is how many terminal sessions are remembered.
+func (t *Terminals) size() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.order.Len()

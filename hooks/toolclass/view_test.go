@@ -222,7 +222,7 @@ func TestTerminalsBounds(t *testing.T) {
 		k := TerminalKey{Session: "s", Terminal: fmt.Sprint(i)}
 		terms.Commit(k, "c", "", false, "partial")
 	}
-	if n := terms.Len(); n != 3 {
+	if n := terms.size(); n != 3 {
 		t.Fatalf("%d sessions kept, want 3", n)
 	}
 	lost := TerminalKey{Session: "s", Terminal: "0"}
@@ -258,10 +258,10 @@ func TestTerminalsBounds(t *testing.T) {
 		t.Fatalf("after newline %q %v", typed, trunc)
 	}
 	// A finished line is not kept.
-	before := terms.Len()
+	before := terms.size()
 	terms.Commit(k, "c4", "ok", false, "\n")
-	if terms.Len() != before-1 {
-		t.Fatalf("%d terminals kept after the line ended, want %d", terms.Len(), before-1)
+	if terms.size() != before-1 {
+		t.Fatalf("%d terminals kept after the line ended, want %d", terms.size(), before-1)
 	}
 }
 

@@ -24,7 +24,10 @@ type AuditRecorder struct {
 	w *store.AuditWriter
 }
 
-var _ hooks.Recorder = (*AuditRecorder)(nil)
+var (
+	_ hooks.Recorder       = (*AuditRecorder)(nil)
+	_ hooks.DryRunRecorder = (*AuditRecorder)(nil)
+)
 
 // NewAuditRecorder starts the audit writer for cfg's audit section: the
 // queue policy and size, max_wait, the key from audit.key_env (none: error
@@ -100,7 +103,28 @@ func (r *AuditRecorder) HookExecuted(x hooks.Execution) {
 	r.w.Record(e)
 }
 
-// ObserverDropped records nothing: no hook ran (the metrics count it).
+// DryRunDropped records a dry_run hook's run the observer pool dropped, so
+// that the dry-run report can say it undercounts: a dry_run_dropped row
+// with the hook, event, tool, tenant, agent and session, never the input
+// (its input_hash is InputHash(nil)). It never waits (TryRecord): with the audit queue full
+// too, hookgate_dry_run_dropped_total is the only record.
+func (r *AuditRecorder) DryRunDropped(ev *hooks.Event, hookID string) {
+	e := store.AuditEntry{
+		HookID:    hookID,
+		Event:     string(ev.Event),
+		EventID:   ev.EventID,
+		SessionID: ev.SessionID,
+		Decision:  store.DecisionDryRunDropped,
+		Tenant:    ev.Tenant,
+		Agent:     ev.Agent,
+		Tool:      ev.ToolName,
+		Reason:    "not run: the observer pool was full",
+	}
+	r.w.TryRecord(e)
+}
+
+// ObserverDropped records nothing: no hook ran (the metrics count it; a
+// dry_run hook's drop is recorded by DryRunDropped).
 func (r *AuditRecorder) ObserverDropped(hooks.EventName, string) {}
 
 // MutationStripped records nothing apart from the execution itself.

@@ -30,8 +30,9 @@ func (a *App) consoleOptions(cfg *config.Config, log *slog.Logger) proxy.Console
 	return proxy.ConsoleOptions{
 		Enabled: true, SessionKey: key, InsecureCookies: cfg.Admin.InsecureCookies,
 		Decisions: decisionDesk{a.persistence.Store}, Policy: a.policyView,
-		Sessions: timelineDesk{st: a.persistence.Store, key: timelineKey(cfg.Audit.Key)},
-		Costs:    costDesk{st: a.persistence.Store, reg: a.Registry},
+		Sessions:    timelineDesk{st: a.persistence.Store, key: timelineKey(cfg.Audit.Key)},
+		Costs:       costDesk{st: a.persistence.Store, reg: a.Registry},
+		Revocations: a.persistence.Store,
 	}
 }
 

@@ -102,10 +102,10 @@ func (m *hookMetrics) ObserverDropped(event hooks.EventName, hookID string) {
 
 // DryRunDropped counts a dry_run hook's run the full observer pool
 // dropped (ObserverDropped counted it among the pool's drops too).
-func (m *hookMetrics) DryRunDropped(event hooks.EventName, hookID string) {
-	m.dryDropped.WithLabelValues(hookID, string(event)).Inc()
+func (m *hookMetrics) DryRunDropped(ev *hooks.Event, hookID string) {
+	m.dryDropped.WithLabelValues(hookID, string(ev.Event)).Inc()
 	if dr, ok := m.next.(hooks.DryRunRecorder); ok {
-		dr.DryRunDropped(event, hookID)
+		dr.DryRunDropped(ev, hookID)
 	}
 }
 

@@ -48,10 +48,6 @@ func New(p Params, t Tuning) (redis.UniversalClient, error) {
 	if err != nil {
 		return nil, err
 	}
-	if t.DialTimeout == 0 {
-		t.DialTimeout = 2 * time.Second
-	}
-	off := &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
 	switch p.Mode() {
 	case Sentinel:
 		sUser, err := secret("sentinel_username_env", p.SentinelUsernameEnv)
@@ -62,41 +58,16 @@ func New(p Params, t Tuning) (redis.UniversalClient, error) {
 		if err != nil {
 			return nil, err
 		}
-		return redis.NewFailoverClient(&redis.FailoverOptions{
-			MasterName:       p.MasterName,
-			SentinelAddrs:    p.SentinelAddrs,
-			SentinelUsername: sUser,
-			SentinelPassword: sPass,
-			Username:         user,
-			Password:         pass,
-			TLSConfig:        tlsCfg,
-
-			ContextTimeoutEnabled: true,
-			MaxRetries:            -1,
-			DialTimeout:           t.DialTimeout,
-			DialerRetries:         1,
-			ReadTimeout:           t.ReadTimeout,
-			WriteTimeout:          t.WriteTimeout,
-			PoolSize:              t.PoolSize,
-			DisableIdentity:       true,
-		}), nil
+		o := t.universal(user, pass, tlsCfg)
+		o.MasterName, o.Addrs = p.MasterName, p.SentinelAddrs
+		o.SentinelUsername, o.SentinelPassword = sUser, sPass
+		return redis.NewFailoverClient(o.Failover()), nil
 	case Cluster:
-		return redis.NewClusterClient(&redis.ClusterOptions{
-			Addrs:     p.ClusterAddrs,
-			Username:  user,
-			Password:  pass,
-			TLSConfig: tlsCfg,
-
-			ContextTimeoutEnabled:    true,
-			MaxRetries:               -1,
-			DialTimeout:              t.DialTimeout,
-			DialerRetries:            1,
-			ReadTimeout:              t.ReadTimeout,
-			WriteTimeout:             t.WriteTimeout,
-			PoolSize:                 t.PoolSize,
-			DisableIdentity:          true,
-			MaintNotificationsConfig: off,
-		}), nil
+		o := t.universal(user, pass, tlsCfg)
+		o.Addrs = p.ClusterAddrs
+		// NewClusterClient, not NewUniversalClient: one seed address is
+		// still a cluster.
+		return redis.NewClusterClient(o.Cluster()), nil
 	}
 	env := p.addrEnv()
 	addr := strings.TrimSpace(os.Getenv(env))
@@ -124,17 +95,46 @@ func New(p Params, t Tuning) (redis.UniversalClient, error) {
 	if tlsCfg != nil {
 		opt.TLSConfig = tlsCfg
 	}
-	opt.ContextTimeoutEnabled = true
-	opt.MaxRetries = -1
-	opt.DialTimeout = t.DialTimeout
-	opt.DialerRetries = 1 // a refused connection fails the call at once
-	opt.ReadTimeout, opt.WriteTimeout = t.ReadTimeout, t.WriteTimeout
-	if t.PoolSize > 0 {
-		opt.PoolSize = t.PoolSize
+	u := t.universal("", "", nil)
+	opt.ContextTimeoutEnabled = u.ContextTimeoutEnabled
+	opt.MaxRetries = u.MaxRetries
+	opt.DialTimeout = u.DialTimeout
+	opt.DialerRetries = u.DialerRetries
+	opt.ReadTimeout, opt.WriteTimeout = u.ReadTimeout, u.WriteTimeout
+	if u.PoolSize > 0 {
+		opt.PoolSize = u.PoolSize
 	}
-	opt.DisableIdentity = true
-	opt.MaintNotificationsConfig = off
+	opt.DisableIdentity = u.DisableIdentity
+	opt.MaintNotificationsConfig = u.MaintNotificationsConfig
 	return redis.NewClient(opt), nil
+}
+
+// universal is the one option set every client shares, Sentinel, Cluster
+// or a single server: the caller's context bounds each call, a dial is
+// tried once (a refused connection fails the call at once), a failed
+// command is never retried, the client announces no library identity, and
+// maintenance notifications are off (a Sentinel client has none to turn
+// off: go-redis's Failover drops the field). A single server's client
+// copies it onto the options its URL gave.
+func (t Tuning) universal(user, pass string, tlsCfg *tls.Config) *redis.UniversalOptions {
+	if t.DialTimeout == 0 {
+		t.DialTimeout = 2 * time.Second
+	}
+	return &redis.UniversalOptions{
+		Username:  user,
+		Password:  pass,
+		TLSConfig: tlsCfg,
+
+		ContextTimeoutEnabled:    true,
+		MaxRetries:               -1,
+		DialTimeout:              t.DialTimeout,
+		DialerRetries:            1,
+		ReadTimeout:              t.ReadTimeout,
+		WriteTimeout:             t.WriteTimeout,
+		PoolSize:                 t.PoolSize,
+		DisableIdentity:          true,
+		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
+	}
 }
 
 // secret reads the variable env names; "" when env is "" (no secret).

@@ -15,9 +15,6 @@ import (
 // makes (a hook's request carries none of the agent's entries).
 var propagator = propagation.TraceContext{}
 
-// Fields are the headers the propagator reads and writes.
-func Fields() []string { return propagator.Fields() }
-
 // Extract returns ctx with the remote span context of h's traceparent,
 // when it carries a valid one.
 func Extract(ctx context.Context, h *fasthttp.RequestHeader) context.Context {

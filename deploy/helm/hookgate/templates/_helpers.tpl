@@ -91,7 +91,45 @@ over it (listeners, tokens, store, audit key, shutdown timeouts).
 {{- $_ := set $timeouts "drain_delay" (printf "%ds" (int .Values.timeouts.drainDelaySeconds)) -}}
 {{- end -}}
 {{- $_ := set $cfg "timeouts" $timeouts -}}
+{{- $redis := include "hookgate.redisKeys" . | fromYaml -}}
+{{- if $redis -}}
+{{- range (default (list) (get $cfg "hooks")) -}}
+{{- $handler := default (dict) (get . "handler") -}}
+{{- $with := default (dict) (get $handler "with") -}}
+{{- if and (eq (toString (get $handler "type")) "builtin") (eq (toString (get $handler "name")) "rate_limit") (kindIs "map" (get $with "redis")) -}}
+{{- $_ := set $with "redis" (merge (get $with "redis") (deepCopy $redis)) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
 {{- toYaml $cfg -}}
+{{- end -}}
+
+{{/*
+The keys of a rate_limit hook's redis: block that the redis values set
+(internal/redisconn's Params), as YAML; empty when they set none. Secrets
+are named by variable, never written.
+*/}}
+{{- define "hookgate.redisKeys" -}}
+{{- $r := .Values.redis -}}
+{{- $keys := dict -}}
+{{- if ($r.passwordSecret).name -}}
+{{- $_ := set $keys "password_env" "HOOKGATE_REDIS_PASSWORD" -}}
+{{- end -}}
+{{- with $r.sentinel -}}
+{{- if .masterName -}}
+{{- $_ := set $keys "master_name" .masterName -}}
+{{- $_ := set $keys "sentinel_addrs" .addrs -}}
+{{- end -}}
+{{- if (.passwordSecret).name -}}
+{{- $_ := set $keys "sentinel_password_env" "HOOKGATE_REDIS_SENTINEL_PASSWORD" -}}
+{{- end -}}
+{{- end -}}
+{{- if ($r.cluster).addrs -}}
+{{- $_ := set $keys "cluster_addrs" $r.cluster.addrs -}}
+{{- end -}}
+{{- if $keys -}}
+{{- toYaml $keys -}}
+{{- end -}}
 {{- end -}}
 
 {{/* An approver token's variable: HOOKGATE_ADMIN_TOKEN_<NAME>. */}}
@@ -121,6 +159,21 @@ over it (listeners, tokens, store, audit key, shutdown timeouts).
 {{- end -}}
 {{- if and .Values.redis.addr .Values.redis.addrSecret.name -}}
 {{- fail "set redis.addr or redis.addrSecret, not both" -}}
+{{- end -}}
+{{- $sentinel := default (dict) .Values.redis.sentinel -}}
+{{- $cluster := default (dict) .Values.redis.cluster -}}
+{{- $ways := 0 -}}
+{{- if or .Values.redis.addr (.Values.redis.addrSecret).name -}}{{- $ways = add1 $ways -}}{{- end -}}
+{{- if or $sentinel.masterName $sentinel.addrs -}}{{- $ways = add1 $ways -}}{{- end -}}
+{{- if $cluster.addrs -}}{{- $ways = add1 $ways -}}{{- end -}}
+{{- if gt (int $ways) 1 -}}
+{{- fail "redis: set one of addr/addrSecret, sentinel and cluster" -}}
+{{- end -}}
+{{- if and (or $sentinel.masterName $sentinel.addrs) (not (and $sentinel.masterName $sentinel.addrs)) -}}
+{{- fail "redis.sentinel needs both masterName and addrs" -}}
+{{- end -}}
+{{- if and ($sentinel.passwordSecret).name (not $sentinel.masterName) -}}
+{{- fail "redis.sentinel.passwordSecret needs redis.sentinel.masterName and addrs" -}}
 {{- end -}}
 {{- if hasKey (default (dict) .Values.config) "listen" -}}
 {{- fail "config.listen is set by the chart (ports.agent): remove it from config" -}}
