@@ -231,3 +231,9 @@ func jsonFieldNames(v any) []string {
 	}
 	return out
 }
+
+// handlerFunc adapts a function to Handler.
+type handlerFunc func(ctx context.Context, ev *Event) (Result, error)
+
+// Handle calls f.
+func (f handlerFunc) Handle(ctx context.Context, ev *Event) (Result, error) { return f(ctx, ev) }

@@ -10,12 +10,6 @@ type Handler interface {
 	Handle(ctx context.Context, ev *Event) (Result, error)
 }
 
-// handlerFunc adapts a function to Handler.
-type handlerFunc func(ctx context.Context, ev *Event) (Result, error)
-
-// Handle calls f.
-func (f handlerFunc) Handle(ctx context.Context, ev *Event) (Result, error) { return f(ctx, ev) }
-
 // Closer is implemented by handlers that hold resources (runtime pools,
 // idle connections) to release when a configuration is retired.
 type Closer interface {

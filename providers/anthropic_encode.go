@@ -3,8 +3,6 @@ package providers
 import (
 	"fmt"
 	"strconv"
-
-	"github.com/tidwall/gjson"
 )
 
 // Encoders for synthesised Messages stream events. Anthropic names every
@@ -18,15 +16,6 @@ func AppendMessagesEvent(dst []byte, name string, payload []byte) []byte {
 	dst = append(dst, name...)
 	dst = append(dst, '\n')
 	return AppendSSEData(dst, payload)
-}
-
-// FrameMessagesEvent returns the event framed by AppendMessagesEvent, named
-// after the payload's "type" (name, when the payload has none).
-func FrameMessagesEvent(name string, payload []byte) []byte {
-	if t := gjson.GetBytes(payload, "type"); t.Type == gjson.String && t.Str != "" {
-		name = t.Str
-	}
-	return AppendMessagesEvent(make([]byte, 0, len(payload)+len(name)+16), name, payload)
 }
 
 // AppendMessagesTextBlockEvents appends a whole text content block at the given
@@ -76,14 +65,9 @@ func messagesBlockStop(index int) []byte {
 	return append(p, '}')
 }
 
-// AppendMessagesToolUseStart appends the content_block_start of a tool_use
-// block at the given index, with an empty input ({}): the input follows
-// as input_json_delta, which every SDK then reads alone.
-func AppendMessagesToolUseStart(dst []byte, index int, id, name string) []byte {
-	return AppendMessagesEvent(dst, ContentBlockStart, messagesToolUseStart(index, id, name))
-}
-
-// messagesToolUseStart is the payload of AppendMessagesToolUseStart.
+// messagesToolUseStart is the payload of a content_block_start of a
+// tool_use block at the given index, with an empty input ({}): the input
+// follows as input_json_delta, which every SDK then reads alone.
 func messagesToolUseStart(index int, id, name string) []byte {
 	p := make([]byte, 0, 112+len(id)+len(name))
 	p = append(p, `{"type":"content_block_start","index":`...)
@@ -95,13 +79,9 @@ func messagesToolUseStart(index int, id, name string) []byte {
 	return append(p, `,"input":{}}}`...)
 }
 
-// AppendMessagesInputJSONDelta appends a content_block_delta whose input_json_delta
-// carries input, a tool_use block's whole input, as one fragment.
-func AppendMessagesInputJSONDelta(dst []byte, index int, input []byte) []byte {
-	return AppendMessagesEvent(dst, ContentBlockDelta, messagesInputJSONDelta(index, input))
-}
-
-// messagesInputJSONDelta is the payload of AppendMessagesInputJSONDelta.
+// messagesInputJSONDelta is the payload of a content_block_delta whose
+// input_json_delta carries input, a tool_use block's whole input, as one
+// fragment.
 func messagesInputJSONDelta(index int, input []byte) []byte {
 	p := make([]byte, 0, 80+len(input))
 	p = append(p, `{"type":"content_block_delta","index":`...)

@@ -49,7 +49,7 @@ func TestMessagesEncoders(t *testing.T) {
 	if len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
 		t.Fatalf("text block:\n%q", got)
 	}
-	d := eventsOf(t, AppendMessagesInputJSONDelta(nil, 1, []byte(`{"a": 2, "audited":true}`)))
+	d := eventsOf(t, AppendMessagesEvent(nil, ContentBlockDelta, messagesInputJSONDelta(1, []byte(`{"a": 2, "audited":true}`))))
 	if len(d) != 1 || d[0][1] != `{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"a\": 2, \"audited\":true}"}}` {
 		t.Fatalf("input delta %q", d)
 	}
@@ -69,9 +69,6 @@ func TestMessagesEncoders(t *testing.T) {
 	}
 	if _, err := SetMessagesEventIndex([]byte(`{"index":1,"index":2}`), 0); !errors.Is(err, ErrDuplicateKey) {
 		t.Fatalf("duplicate keys: %v", err)
-	}
-	if f := FrameMessagesEvent("x", []byte(`{"type":"ping"}`)); string(f) != "event: ping\ndata: {\"type\":\"ping\"}\n\n" {
-		t.Fatalf("frame %q", f)
 	}
 }
 

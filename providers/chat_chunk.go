@@ -94,16 +94,6 @@ func (c *ChatChunk) HasToolCalls() bool {
 	return false
 }
 
-// choice returns the choice whose Index is index, or nil.
-func (c *ChatChunk) choice(index int) *ChunkChoice {
-	for i := range c.Choices {
-		if c.Choices[i].Index == index {
-			return &c.Choices[i]
-		}
-	}
-	return nil
-}
-
 // Reset empties the view, keeping capacity.
 func (c *ChatChunk) Reset() {
 	c.Choices = c.Choices[:0]

@@ -441,3 +441,13 @@ func TestEncodersRefuseBadTemplates(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", out, want)
 	}
 }
+
+// choice returns the choice whose Index is index, or nil.
+func (c *ChatChunk) choice(index int) *ChunkChoice {
+	for i := range c.Choices {
+		if c.Choices[i].Index == index {
+			return &c.Choices[i]
+		}
+	}
+	return nil
+}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/hookgate/hookgate/internal/fixtures"
 )
 
@@ -424,3 +426,8 @@ func TestToolCallMissingArguments(t *testing.T) {
 		t.Fatal("a delta after Finish must fail")
 	}
 }
+
+// argumentsValid reports whether NormalizedArguments is valid JSON. A
+// completed call with invalid arguments (a truncated stream, a provider
+// bug) should be refused rather than judged on a guess.
+func (c *ToolCall) argumentsValid() bool { return gjson.ValidBytes(c.NormalizedArguments()) }

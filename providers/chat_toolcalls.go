@@ -67,11 +67,6 @@ func (c *ToolCall) NormalizedArguments() []byte {
 	return c.Arguments
 }
 
-// argumentsValid reports whether NormalizedArguments is valid JSON. A
-// completed call with invalid arguments (a truncated stream, a provider
-// bug) should be refused rather than judged on a guess.
-func (c *ToolCall) argumentsValid() bool { return gjson.ValidBytes(c.NormalizedArguments()) }
-
 // ToolCallAssembler turns the tool-call deltas of ONE choice into calls.
 // Deltas are routed to calls by these rules, which cover every recorded
 // provider without trusting "index" alone:
