@@ -277,8 +277,7 @@ func (s *codecStream) emitPassing(raw, payload []byte, f *providers.CodecFrame) 
 	if f.Slot.Set {
 		return s.emitSlotted(raw, payload, f)
 	}
-	s.out = s.stream.Raw(s.out[:0], raw, payload)
-	return s.put(s.out)
+	return s.putRaw(raw, payload)
 }
 
 // hold queues a frame that carries calls or ends the answer, on bytes of
@@ -387,15 +386,22 @@ func (s *codecStream) emit(ctx context.Context, fr *codecFrame) error {
 		fr.f.CallsRemoved = s.calls > 0 && s.survived == 0
 	}
 	if s.textSlots != nil && (fr.f.Ends || fr.f.Completes || fr.f.Error) {
-		// The text goes into the answer's last text slot, or one of its own.
-		if err := s.endText(text); err != nil {
+		// The text goes into the answer's last text slot, or one of its
+		// own; a frame that repeats the answer repeats it there.
+		joined, err := s.endText(text)
+		if err != nil {
 			return err
 		}
-		text = ""
+		if _, repeats := s.codec.(providers.TextRepeatCodec); repeats && text != "" {
+			fr.f.TextJoined = joined
+		} else {
+			text = ""
+		}
 	}
+	ends := fr.f.Ends || fr.f.Completes
 	if len(edits) == 0 && text == "" && !fr.f.CallsRemoved {
-		s.out = s.stream.Raw(s.out[:0], fr.raw, fr.payload)
-		return s.put(s.out)
+		s.x.ending(ends, fr.payload)
+		return s.putRaw(fr.raw, fr.payload)
 	}
 	if kept == 0 && text == "" && !fr.f.Meaningful {
 		return nil // nothing but blocked calls: nothing to write
@@ -404,14 +410,8 @@ func (s *codecStream) emit(ctx context.Context, fr *codecFrame) error {
 	if err != nil {
 		return s.fail("hookgate_error", "hookgate could not re-encode a frame", err)
 	}
-	s.out = s.out[:0]
-	if text != "" {
-		if s.out, err = s.endTextFrames(s.out, text); err != nil {
-			return err
-		}
-	}
-	s.out = s.stream.Frame(s.out, payload)
-	return s.put(s.out)
+	s.x.ending(ends, payload)
+	return s.putFrame(payload)
 }
 
 // finish ends the stream once the upstream is done and every frame is

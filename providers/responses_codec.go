@@ -48,7 +48,7 @@ import (
 // pre_tool_use hooks; a rewritten call goes out as hookgate's encoding
 // of the whole item, not its own events patched; and a stream numbered
 // with gaps is renumbered contiguously.
-var ResponsesCodec PieceCodec = responsesCodec{}
+var ResponsesCodec TextRepeatCodec = responsesCodec{}
 
 type responsesCodec struct{}
 
@@ -106,7 +106,7 @@ func (responsesCodec) DecodeFrame(payload []byte, f *CodecFrame) error {
 		}
 	}
 	if ev.HasOutputIndex {
-		f.Slot = FrameSlot{Set: true, Index: ev.OutputIndex}
+		f.Slot = FrameSlot{Set: true, Index: ev.OutputIndex, ClosesText: closesText(ev)}
 	}
 	key := strconv.Itoa(ev.OutputIndex)
 	switch ev.Kind {
@@ -155,8 +155,11 @@ func (responsesCodec) DecodeFrame(payload []byte, f *CodecFrame) error {
 		}
 		st.snapshot = snap
 		f.Repeats = true
+		if u := memberOf(ev.Response.Raw, "usage"); u.Set() {
+			f.Usage = u.Raw
+		}
 		for _, it := range snap.Calls() {
-			f.Calls = append(f.Calls, CodecCall{ID: it.CallID, Name: it.Name, Args: codecCallArgs(it.Kind, []byte(it.Input)), Key: strconv.Itoa(it.Pos)})
+			f.Calls = append(f.Calls, CodecCall{ID: it.CallID, Name: it.Name, Args: codecCallArgs(it.Kind, []byte(it.Input)), Key: strconv.Itoa(it.Pos), Ref: callRef(it.Kind, it.ID)})
 			st.positions = append(st.positions, it.Pos)
 			st.kinds = append(st.kinds, it.Kind)
 		}
