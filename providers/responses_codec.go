@@ -223,3 +223,10 @@ func parseCallRef(ref string) (ResponsesCallKind, string) {
 	}
 	return FunctionCall, ""
 }
+
+// ResponsesCallKindOfRef is the kind of the call a CodecCall.Ref of
+// ResponsesCodec names (a streamed call's, or a snapshot's).
+func ResponsesCallKindOfRef(ref string) ResponsesCallKind {
+	kind, _ := parseCallRef(ref)
+	return kind
+}

@@ -39,10 +39,15 @@ func closesText(ev *ResponsesEvent) bool {
 }
 
 // lastTextPart is the content index of a message item's last part when it
-// is output_text, else -1.
+// is output_text, else -1; 0 for an item done with its content empty (as
+// some servers send it after streaming its one part): the text hookgate
+// adds joins the part streamed.
 func lastTextPart(item []byte) int {
 	parts := gjson.GetBytes(item, "content").Array()
-	if n := len(parts); n > 0 && parts[n-1].Get("type").Str == "output_text" {
+	if len(parts) == 0 {
+		return 0
+	}
+	if n := len(parts); parts[n-1].Get("type").Str == "output_text" {
 		return n - 1
 	}
 	return -1
