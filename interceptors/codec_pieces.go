@@ -110,11 +110,11 @@ func (s *codecStream) onPiece(ctx context.Context, raw, payload []byte, f *provi
 // bytes. Behind dry runs only, with nothing held before it, the next flush
 // writes it at once.
 func (s *codecStream) queuePiece(raw, payload []byte, c *codecCall) error {
-	fr := &codecFrame{piece: c}
-	fr.raw, fr.payload = cloneFrame(raw, payload)
-	if err := s.decode(fr.payload, &fr.f); err != nil {
-		return s.fail("unreadable_event", refusedUnreadable, err)
+	fr, err := s.ownFrame(raw, payload)
+	if err != nil {
+		return err
 	}
+	fr.piece = c
 	s.queue = append(s.queue, fr)
 	return nil
 }

@@ -48,6 +48,7 @@ type codecStream struct {
 	judged  chan *codecCall
 	judging int
 	scratch providers.CodecFrame // the frame being read, when not held
+	pre     *codecFrame          // the frame being read, decoded on bytes of its own (codec_decode_once.go)
 	unheld  bool                 // calls go out as they come (unheld_calls.go)
 
 	// pieces are the calls streamed in pieces, in start order; open, by
@@ -223,6 +224,14 @@ func (s *codecStream) onFrame(ctx context.Context, raw, payload []byte) error {
 		return s.fail("event_after_end", refusedAfterEnd, errEventAfterEnd)
 	}
 	f := &s.scratch
+	s.pre = nil
+	if len(s.queue) > 0 {
+		// It waits behind a held frame whatever it carries: read once, on
+		// the bytes it is queued with.
+		s.pre = &codecFrame{}
+		s.pre.raw, s.pre.payload = cloneFrame(raw, payload)
+		raw, payload, f = s.pre.raw, s.pre.payload, &s.pre.f
+	}
 	if err := s.decode(payload, f); err != nil {
 		if providers.IsAmbiguousKey(err) {
 			return s.fail("unreadable_event", "the upstream sent a frame whose keys clients read differently, so what it carries could not be judged", err)
@@ -259,6 +268,11 @@ func (s *codecStream) passOrQueue(raw, payload []byte, f *providers.CodecFrame) 
 	if len(s.queue) == 0 {
 		return s.emitPassing(raw, payload, f)
 	}
+	if fr := s.takePre(); fr != nil {
+		fr.f.Meaningful = true
+		s.queue = append(s.queue, fr)
+		return nil
+	}
 	fr := &codecFrame{f: providers.CodecFrame{Meaningful: true}}
 	fr.raw, fr.payload = cloneFrame(raw, payload)
 	if f.Slot.Set {
@@ -283,10 +297,9 @@ func (s *codecStream) emitPassing(raw, payload []byte, f *providers.CodecFrame) 
 // hold queues a frame that carries calls or ends the answer, on bytes of
 // its own, and starts judging its calls.
 func (s *codecStream) hold(ctx context.Context, raw, payload []byte) error {
-	fr := &codecFrame{}
-	fr.raw, fr.payload = cloneFrame(raw, payload)
-	if err := s.decode(fr.payload, &fr.f); err != nil {
-		return s.fail("unreadable_event", refusedUnreadable, err)
+	fr, err := s.ownFrame(raw, payload)
+	if err != nil {
+		return err
 	}
 	if fr.f.Repeats {
 		if err := s.takeRepeats(fr); err != nil {
