@@ -29,25 +29,17 @@ import (
 // {"input": text} (the shape the Responses interceptor gives them), and a
 // rewrite's "input" string is what goes back on the wire.
 //
-// The codec is not registered for any route yet (ResponsesFormat has no
-// Codec): the Responses interceptor (interceptors/responses_*.go) still
-// reads the route. Over the codec machine, what it does not yet do as
-// that interceptor does (with the route switched on trial, these failed:
-// interceptors TestResponsesRecordedStreamsBlocked,
-// TestResponsesPreResponseJoinsTheLastMessageItem,
-// TestResponsesAdditionsJoinTheLastTextAsTheSDKReadsIt,
-// TestResponsesChainCarriesSessionAndBlockedCalls; e2e
-// TestNodeResponsesAnswerHooks, TestResponsesChainAfterABlockedCall,
-// TestTracesOfAResponsesStreamWithOneCallBlocked): the notes and
-// pre_response's text come as a
-// message item of their own rather than joined to the answer's last text
-// part; the previous_response_id chain's link is not recorded; a call's
-// hook event and audit key are the machine's (its call_id, else a digest
-// of the request and the call), not the response id and ordinal; usage
-// is not recorded; an item no hook judges is refused even without
-// pre_tool_use hooks; a rewritten call goes out as hookgate's encoding
-// of the whole item, not its own events patched; and a stream numbered
-// with gaps is renumbered contiguously.
+// It is a TextRepeatCodec (responses_codec_text.go): the notes and
+// pre_response's text join the last output_text part of the answer's last
+// message item, and every event that repeats that part's text, and the
+// terminal snapshot, end with them. The Responses interceptor streams
+// through it (interceptors/responses_codec.go). Where it differs from the
+// Responses-only machine it replaced (CHANGELOG): a call's hook event and
+// audit key are the machine's (its call_id, else a digest of the request
+// and the call), not the response id and ordinal; an item a client runs
+// that no hook judges is refused even without pre_tool_use hooks; a
+// rewritten call goes out as hookgate's encoding of the whole item; and a
+// stream numbered with gaps reaches the client numbered contiguously.
 var ResponsesCodec TextRepeatCodec = responsesCodec{}
 
 type responsesCodec struct{}
