@@ -46,6 +46,10 @@ type codecExchange struct {
 	// (requestDigest), taken once, on first use.
 	digestOnce sync.Once
 	digest     []byte
+	// onEnd and onBlock, when set, see what a format keeps past the
+	// response (codec_end.go).
+	onEnd   func(payload []byte)
+	onBlock func(c *providers.CodecCall, v *verdict)
 	exchangeState
 }
 

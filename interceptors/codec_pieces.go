@@ -110,11 +110,11 @@ func (s *codecStream) onPiece(ctx context.Context, raw, payload []byte, f *provi
 // bytes. Behind dry runs only, with nothing held before it, the next flush
 // writes it at once.
 func (s *codecStream) queuePiece(raw, payload []byte, c *codecCall) error {
-	fr := &codecFrame{piece: c}
-	fr.raw, fr.payload = cloneFrame(raw, payload)
-	if err := s.decode(fr.payload, &fr.f); err != nil {
-		return s.fail("unreadable_event", refusedUnreadable, err)
+	fr, err := s.ownFrame(raw, payload)
+	if err != nil {
+		return err
 	}
+	fr.piece = c
 	s.queue = append(s.queue, fr)
 	return nil
 }
@@ -229,8 +229,7 @@ func (s *codecStream) emitPiece(fr *codecFrame) error {
 	if fr.f.Slot.Set {
 		return s.emitSlotted(fr.raw, fr.payload, &fr.f)
 	}
-	s.out = s.stream.Raw(s.out[:0], fr.raw, fr.payload)
-	return s.put(s.out)
+	return s.putRaw(fr.raw, fr.payload)
 }
 
 // emitRewritten writes a rewritten call, whole, in place of its first
@@ -253,11 +252,12 @@ func (s *codecStream) emitRewritten(fr *codecFrame) error {
 	if err != nil {
 		return s.fail("hookgate_error", "hookgate could not re-encode a tool call", err)
 	}
-	s.out = s.out[:0]
 	for _, p := range payloads {
-		s.out = s.stream.Frame(s.out, p)
+		if err := s.putFrame(p); err != nil {
+			return err
+		}
 	}
-	return s.put(s.out)
+	return nil
 }
 
 // emitSlotted writes a frame that names a slot: as it came when the slot
@@ -275,26 +275,23 @@ func (s *codecStream) emitSlotted(raw, payload []byte, f *providers.CodecFrame) 
 	} else if n, ok := s.slots[f.Slot.Index]; ok {
 		out = n
 	}
-	if out >= 0 {
-		s.holdTextEnd(f, out)
-	}
 	switch {
 	case out < 0:
 		return nil
 	case out == f.Slot.Index:
-		s.out = s.stream.Raw(s.out[:0], raw, payload)
-	default:
-		pc, ok := s.codec.(providers.PieceCodec)
-		if !ok {
-			return s.fail("hookgate_error", "hookgate cannot renumber a frame of this format", errNoPieceCodec)
-		}
-		edited, err := pc.Renumber(payload, f, out)
-		if err != nil {
-			return s.fail("hookgate_error", "hookgate could not renumber a frame", err)
-		}
-		s.out = s.stream.Frame(s.out[:0], edited)
+		s.holdTextEnd(f, out, payload)
+		return s.putRaw(raw, payload)
 	}
-	return s.put(s.out)
+	pc, ok := s.codec.(providers.PieceCodec)
+	if !ok {
+		return s.fail("hookgate_error", "hookgate cannot renumber a frame of this format", errNoPieceCodec)
+	}
+	edited, err := pc.Renumber(payload, f, out)
+	if err != nil {
+		return s.fail("hookgate_error", "hookgate could not renumber a frame", err)
+	}
+	s.holdTextEnd(f, out, edited)
+	return s.putFrame(edited)
 }
 
 // openSlot gives an upstream slot the client's next number.

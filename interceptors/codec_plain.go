@@ -110,6 +110,9 @@ func (x *codecExchange) decide(calls []providers.CodecCall, verdicts []verdict, 
 		x.countToolCall(c.Name, v.Decision)
 		switch v.Decision {
 		case hooks.Block:
+			if x.onBlock != nil {
+				x.onBlock(c, &verdicts[i])
+			}
 			added.note(blockNote(loop.opts.BlockTemplate, c.Name, v.HookID, v.Reason))
 			edits = append(edits, providers.CallEdit{Call: i, Remove: true})
 			continue

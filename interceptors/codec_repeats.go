@@ -12,8 +12,6 @@ import (
 // that the snapshot says what the stream said. They are not judged or
 // counted again. A call only the snapshot lists is one of the frame's
 // whole calls, judged as such.
-// The text hookgate adds at the end goes out, for a providers.EndTextCodec,
-// as frames of its own in the next slot, before the end frame.
 
 // frameRepeats is what an end frame repeats: the streamed calls it lists,
 // and, for the calls it carries whole, their index in the frame as decoded.
@@ -90,22 +88,4 @@ func (s *codecStream) repeatEdits(fr *codecFrame, edits []providers.CallEdit) []
 		}
 	}
 	return edits
-}
-
-// endTextFrames appends, for a codec whose clients read added text only from
-// frames of its own, those frames carrying text, in the next slot.
-func (s *codecStream) endTextFrames(dst []byte, text string) ([]byte, error) {
-	tc, ok := s.codec.(providers.EndTextCodec)
-	if !ok {
-		return dst, nil
-	}
-	payloads, err := tc.EncodeText(s.nextSlot, text)
-	if err != nil {
-		return dst, s.fail("hookgate_error", "hookgate could not encode its notes", err)
-	}
-	s.nextSlot++
-	for _, p := range payloads {
-		dst = s.stream.Frame(dst, p)
-	}
-	return dst, nil
 }

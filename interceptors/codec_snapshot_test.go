@@ -10,7 +10,7 @@ import (
 )
 
 // The codec machine over a PieceCodec whose end frame repeats the whole
-// answer (providers.ResponsesCodec, registered for no route yet): the
+// answer (providers.ResponsesCodec, which the Responses route streams through): the
 // recorded Responses streams, read by the clients' accumulators
 // (viewOf).
 

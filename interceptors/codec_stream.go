@@ -48,6 +48,7 @@ type codecStream struct {
 	judged  chan *codecCall
 	judging int
 	scratch providers.CodecFrame // the frame being read, when not held
+	pre     *codecFrame          // the frame being read, decoded on bytes of its own (codec_decode_once.go)
 	unheld  bool                 // calls go out as they come (unheld_calls.go)
 
 	// pieces are the calls streamed in pieces, in start order; open, by
@@ -223,6 +224,14 @@ func (s *codecStream) onFrame(ctx context.Context, raw, payload []byte) error {
 		return s.fail("event_after_end", refusedAfterEnd, errEventAfterEnd)
 	}
 	f := &s.scratch
+	s.pre = nil
+	if len(s.queue) > 0 {
+		// It waits behind a held frame whatever it carries: read once, on
+		// the bytes it is queued with.
+		s.pre = &codecFrame{}
+		s.pre.raw, s.pre.payload = cloneFrame(raw, payload)
+		raw, payload, f = s.pre.raw, s.pre.payload, &s.pre.f
+	}
 	if err := s.decode(payload, f); err != nil {
 		if providers.IsAmbiguousKey(err) {
 			return s.fail("unreadable_event", "the upstream sent a frame whose keys clients read differently, so what it carries could not be judged", err)
@@ -259,6 +268,11 @@ func (s *codecStream) passOrQueue(raw, payload []byte, f *providers.CodecFrame) 
 	if len(s.queue) == 0 {
 		return s.emitPassing(raw, payload, f)
 	}
+	if fr := s.takePre(); fr != nil {
+		fr.f.Meaningful = true
+		s.queue = append(s.queue, fr)
+		return nil
+	}
 	fr := &codecFrame{f: providers.CodecFrame{Meaningful: true}}
 	fr.raw, fr.payload = cloneFrame(raw, payload)
 	if f.Slot.Set {
@@ -277,17 +291,15 @@ func (s *codecStream) emitPassing(raw, payload []byte, f *providers.CodecFrame) 
 	if f.Slot.Set {
 		return s.emitSlotted(raw, payload, f)
 	}
-	s.out = s.stream.Raw(s.out[:0], raw, payload)
-	return s.put(s.out)
+	return s.putRaw(raw, payload)
 }
 
 // hold queues a frame that carries calls or ends the answer, on bytes of
 // its own, and starts judging its calls.
 func (s *codecStream) hold(ctx context.Context, raw, payload []byte) error {
-	fr := &codecFrame{}
-	fr.raw, fr.payload = cloneFrame(raw, payload)
-	if err := s.decode(fr.payload, &fr.f); err != nil {
-		return s.fail("unreadable_event", refusedUnreadable, err)
+	fr, err := s.ownFrame(raw, payload)
+	if err != nil {
+		return err
 	}
 	if fr.f.Repeats {
 		if err := s.takeRepeats(fr); err != nil {
@@ -387,15 +399,22 @@ func (s *codecStream) emit(ctx context.Context, fr *codecFrame) error {
 		fr.f.CallsRemoved = s.calls > 0 && s.survived == 0
 	}
 	if s.textSlots != nil && (fr.f.Ends || fr.f.Completes || fr.f.Error) {
-		// The text goes into the answer's last text slot, or one of its own.
-		if err := s.endText(text); err != nil {
+		// The text goes into the answer's last text slot, or one of its
+		// own; a frame that repeats the answer repeats it there.
+		joined, err := s.endText(text)
+		if err != nil {
 			return err
 		}
-		text = ""
+		if _, repeats := s.codec.(providers.TextRepeatCodec); repeats && text != "" {
+			fr.f.TextJoined = joined
+		} else {
+			text = ""
+		}
 	}
+	ends := fr.f.Ends || fr.f.Completes
 	if len(edits) == 0 && text == "" && !fr.f.CallsRemoved {
-		s.out = s.stream.Raw(s.out[:0], fr.raw, fr.payload)
-		return s.put(s.out)
+		s.x.ending(ends, fr.payload)
+		return s.putRaw(fr.raw, fr.payload)
 	}
 	if kept == 0 && text == "" && !fr.f.Meaningful {
 		return nil // nothing but blocked calls: nothing to write
@@ -404,14 +423,8 @@ func (s *codecStream) emit(ctx context.Context, fr *codecFrame) error {
 	if err != nil {
 		return s.fail("hookgate_error", "hookgate could not re-encode a frame", err)
 	}
-	s.out = s.out[:0]
-	if text != "" {
-		if s.out, err = s.endTextFrames(s.out, text); err != nil {
-			return err
-		}
-	}
-	s.out = s.stream.Frame(s.out, payload)
-	return s.put(s.out)
+	s.x.ending(ends, payload)
+	return s.putFrame(payload)
 }
 
 // finish ends the stream once the upstream is done and every frame is

@@ -22,11 +22,22 @@ import "github.com/hookgate/hookgate/providers"
 // ended before ends there, its notes joined, with no pre_response.
 
 // codecTail is the held closing frame of a text slot: the client's number
-// of the slot, whether it carried text, and what waits behind it.
+// of the slot, whether it carried text, the closing frame's payload as it
+// goes out, and what waits behind it (the closing frame first), framed
+// only when it goes out, so that the frames added before it are numbered
+// where a numbered stream puts them (Responses' sequence_number).
 type codecTail struct {
-	out   int
-	spoke bool
-	held  []byte
+	out     int
+	spoke   bool
+	closing []byte
+	held    []tailFrame
+}
+
+// tailFrame is a frame held behind a text slot's closing frame: passed as
+// it came (stream.Raw), or hookgate's (framed: stream.Frame).
+type tailFrame struct {
+	raw, payload []byte
+	framed       bool
 }
 
 // decode reads a frame through the stream's own decoder when it has one
@@ -38,21 +49,46 @@ func (s *codecStream) decode(payload []byte, f *providers.CodecFrame) error {
 	return s.codec.DecodeFrame(payload, f)
 }
 
-// put writes bytes for the client, or keeps them behind a held text
-// slot's closing frame.
-func (s *codecStream) put(b []byte) error {
+// putRaw writes a frame for the client as it came (stream.Raw), or keeps
+// it behind a held text slot's closing frame.
+func (s *codecStream) putRaw(raw, payload []byte) error {
 	if s.tail != nil {
-		s.tail.held = append(s.tail.held, b...)
+		r, p := cloneFrame(raw, payload)
+		s.tail.held = append(s.tail.held, tailFrame{raw: r, payload: p})
 		return nil
 	}
-	_, err := s.client.Write(b)
+	s.out = s.stream.Raw(s.out[:0], raw, payload)
+	_, err := s.client.Write(s.out)
+	return err
+}
+
+// putFrame writes a payload hookgate wrote (stream.Frame), or keeps it
+// behind a held text slot's closing frame.
+func (s *codecStream) putFrame(payload []byte) error {
+	if s.tail != nil {
+		s.tail.held = append(s.tail.held, tailFrame{payload: clone(payload), framed: true})
+		return nil
+	}
+	s.out = s.stream.Frame(s.out[:0], payload)
+	_, err := s.client.Write(s.out)
+	return err
+}
+
+// writeHeld writes a held frame.
+func (s *codecStream) writeHeld(h tailFrame) error {
+	if h.framed {
+		s.out = s.stream.Frame(s.out[:0], h.payload)
+	} else {
+		s.out = s.stream.Raw(s.out[:0], h.raw, h.payload)
+	}
+	_, err := s.client.Write(s.out)
 	return err
 }
 
 // holdTextEnd notes a frame of client slot out about to be written: the
 // slots that carried text, and, for a frame that closes a text slot, the
-// wait that begins with it.
-func (s *codecStream) holdTextEnd(f *providers.CodecFrame, out int) {
+// wait that begins with it; payload is the frame's as it goes out.
+func (s *codecStream) holdTextEnd(f *providers.CodecFrame, out int, payload []byte) {
 	if s.textSlots == nil {
 		return
 	}
@@ -63,7 +99,7 @@ func (s *codecStream) holdTextEnd(f *providers.CodecFrame, out int) {
 		s.spoken[out] = true
 	}
 	if f.Slot.ClosesText && s.tail == nil {
-		s.tail = &codecTail{out: out, spoke: s.spoken[out]}
+		s.tail = &codecTail{out: out, spoke: s.spoken[out], closing: clone(payload)}
 	}
 }
 
@@ -75,8 +111,12 @@ func (s *codecStream) releaseTail() error {
 	}
 	held := s.tail.held
 	s.tail = nil
-	_, err := s.client.Write(held)
-	return err
+	for _, h := range held {
+		if err := s.writeHeld(h); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // joinsSpokenText reports whether the answer's added text follows text of
@@ -92,23 +132,45 @@ func (s *codecStream) joinsSpokenText() bool {
 // endText writes, at the frame that ends the answer, completes the stream
 // or carries the upstream's error, the answer's added text (when not
 // empty) into the held text slot, or as a slot of its own; then what was
-// held.
-func (s *codecStream) endText(text string) error {
-	if text != "" {
-		var payloads [][]byte
-		if s.tail != nil {
-			payloads = s.textSlots.AppendSlotText(s.tail.out, text)
-		} else {
-			payloads = s.textSlots.TextSlot(s.nextSlot, text)
-			s.nextSlot++
+// held. For a providers.TextRepeatCodec, the held frames that repeat the
+// slot's text repeat the added text too. It returns the closing frame of
+// the slot the text joined (nil: none).
+func (s *codecStream) endText(text string) ([]byte, error) {
+	if text == "" {
+		return nil, s.releaseTail()
+	}
+	t := s.tail
+	if t == nil {
+		for _, p := range s.textSlots.TextSlot(s.nextSlot, text) {
+			s.out = s.stream.Frame(s.out[:0], p)
+			if _, err := s.client.Write(s.out); err != nil {
+				return nil, err
+			}
 		}
-		s.out = s.out[:0]
-		for _, p := range payloads {
-			s.out = s.stream.Frame(s.out, p)
-		}
+		s.nextSlot++
+		return nil, nil
+	}
+	s.tail = nil
+	for _, p := range s.textSlots.AppendSlotText(t.out, t.closing, text) {
+		s.out = s.stream.Frame(s.out[:0], p)
 		if _, err := s.client.Write(s.out); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return s.releaseTail()
+	rc, repeats := s.codec.(providers.TextRepeatCodec)
+	for _, h := range t.held {
+		if repeats && len(h.payload) > 0 {
+			joined, ok, err := rc.RepeatSlotText(h.payload, t.closing, text)
+			if err != nil {
+				return nil, s.fail("hookgate_error", "hookgate could not add its notes to the answer's text", err)
+			}
+			if ok {
+				h = tailFrame{payload: joined, framed: true}
+			}
+		}
+		if err := s.writeHeld(h); err != nil {
+			return nil, err
+		}
+	}
+	return t.closing, nil
 }

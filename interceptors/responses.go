@@ -27,12 +27,15 @@ type Responses struct {
 	// hooks, identity, the request-side and answer-side events.
 	loop   *agentLoop
 	chains responseChains
+	// codec streams the responses hooks watch (responses_codec.go), on the
+	// same agent loop.
+	codec *Codec
 }
 
 // NewResponses returns the Responses interceptor.
 func NewResponses(opts Options) *Responses {
 	loop := newAgentLoop(opts)
-	return &Responses{loop: loop, chains: responseChains{mem: loop.opts.Memory}}
+	return &Responses{loop: loop, chains: responseChains{mem: loop.opts.Memory}, codec: &Codec{loop: loop, codec: providers.ResponsesCodec}}
 }
 
 // unguardedToolTypes are the tool types whose calls the agent runs but
@@ -70,7 +73,7 @@ func (x *responsesExchange) RelayStream(ctx context.Context, upstream io.Reader,
 		// session.
 		return x.relay().run(ctx, upstream, client, x.linkOnEnd)
 	}
-	return newResponsesStream(x, client).run(ctx, upstream)
+	return x.relayCodecStream(ctx, upstream, client)
 }
 
 // relay is a stream relay that ends a failed stream with a Responses

@@ -10,8 +10,9 @@ import (
 )
 
 // BenchmarkResponsesRelay relays a recorded Responses stream (reasoning,
-// a function call held and judged) through the Responses stream machine
-// and through the codec machine over providers.ResponsesCodec, with an
+// a function call held and judged) through the Responses interceptor
+// (which streams through the codec machine, with the chain's link) and
+// through the bare codec machine over providers.ResponsesCodec, with an
 // allowing and a blocking pre_tool_use hook.
 func BenchmarkResponsesRelay(b *testing.B) {
 	var body []byte

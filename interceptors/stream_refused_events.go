@@ -13,11 +13,9 @@ var ErrRefusedEvent = errors.New("upstream event refused")
 
 var (
 	errEventAfterEnd = fmt.Errorf("an event after the stream's terminal event: %w", ErrRefusedEvent)
-	errEventName     = fmt.Errorf("the event: name is not the payload's type: %w", ErrRefusedEvent)
 	errStrayDelta    = fmt.Errorf("a delta for a block the stream never started: %w", ErrRefusedEvent)
 	errUnjudgedItem  = fmt.Errorf("an output item the agent runs that hookgate does not judge: %w", ErrRefusedEvent)
 	errCallRenamed   = fmt.Errorf("a call the final output names otherwise than its stream: %w", ErrRefusedEvent)
-	errStrayItem     = fmt.Errorf("a call item in an event that is not an output item's: %w", ErrRefusedEvent)
 )
 
 // Messages shown to the client with the refusal, after hookgate's code.

@@ -98,7 +98,7 @@ func (messagesCodec) Renumber(payload []byte, _ *CodecFrame, slot int) ([]byte, 
 }
 
 // AppendSlotText is one more text_delta for the text block at slot.
-func (messagesCodec) AppendSlotText(slot int, text string) [][]byte {
+func (messagesCodec) AppendSlotText(slot int, _ []byte, text string) [][]byte {
 	return [][]byte{messagesTextDelta(slot, text)}
 }
 

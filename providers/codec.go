@@ -129,6 +129,12 @@ type CodecFrame struct {
 	// of them reached the client (a stop reason naming tool calls becomes
 	// the end of the turn).
 	CallsRemoved bool
+	// TextJoined is set by the interceptor, not the codec, on the frame
+	// that ends the answer of a TextRepeatCodec before EditFrame gets the
+	// text hookgate added: the closing frame of the text slot the text
+	// joined, as it went out; nil when the text went out as a slot of its
+	// own (TextSlot).
+	TextJoined []byte
 	// Repeats reports an end frame whose Calls repeat the answer's calls
 	// (a snapshot of the whole answer): a call streamed in pieces before
 	// it, by ID, else by Key, is not judged again but takes that call's decision
@@ -206,16 +212,6 @@ type PieceCodec interface {
 	// Renumber returns the payload of f with the slot it names set to
 	// slot; the rest keeps its bytes.
 	Renumber(payload []byte, f *CodecFrame, slot int) ([]byte, error)
-}
-
-// EndTextCodec is a PieceCodec whose clients read the text hookgate adds
-// at the end of the answer (the notes, pre_response's text) only from
-// frames of its own: EncodeText returns them, carrying text in the slot
-// given, and the machine writes them before the end frame, which
-// EditFrame gets the same text for (to repeat it in a snapshot).
-type EndTextCodec interface {
-	PieceCodec
-	EncodeText(slot int, text string) ([][]byte, error)
 }
 
 // CodecCall is one whole tool call of a frame.

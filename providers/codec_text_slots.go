@@ -18,8 +18,9 @@ type StreamDecoder interface {
 type TextSlotCodec interface {
 	PieceCodec
 	// AppendSlotText returns the payloads that add text at the end of the
-	// text slot slot, not yet closed.
-	AppendSlotText(slot int, text string) [][]byte
+	// text slot slot, not yet closed: closing is the payload of the frame
+	// that closes it (held, not yet written), as it is to go out.
+	AppendSlotText(slot int, closing []byte, text string) [][]byte
 	// TextSlot returns the payloads of a whole slot, numbered slot, that
 	// carries text.
 	TextSlot(slot int, text string) [][]byte
@@ -36,3 +37,20 @@ type StreamRefusal struct {
 
 func (e *StreamRefusal) Error() string { return e.Err.Error() }
 func (e *StreamRefusal) Unwrap() error { return e.Err }
+
+// TextRepeatCodec is a TextSlotCodec whose frames repeat text the client
+// read before them: the frames that close a text slot repeat its text
+// (Responses' output_text.done, content_part.done and output_item.done),
+// and the frame that ends the answer repeats the whole answer (a
+// snapshot). The text hookgate adds to the slot is added to every such
+// repetition, so that a client reads the same answer wherever it reads
+// it; EditFrame gets the text, and CodecFrame.TextJoined says where it
+// went.
+type TextRepeatCodec interface {
+	TextSlotCodec
+	// RepeatSlotText returns payload, a frame held with (or being) the
+	// closing frame closing of the text slot text joined, with text added
+	// where it repeats that slot's text; ok is false when it repeats none
+	// (payload is then returned as it is).
+	RepeatSlotText(payload, closing []byte, text string) (out []byte, ok bool, err error)
+}

@@ -29,26 +29,18 @@ import (
 // {"input": text} (the shape the Responses interceptor gives them), and a
 // rewrite's "input" string is what goes back on the wire.
 //
-// The codec is not registered for any route yet (ResponsesFormat has no
-// Codec): the Responses interceptor (interceptors/responses_*.go) still
-// reads the route. Over the codec machine, what it does not yet do as
-// that interceptor does (with the route switched on trial, these failed:
-// interceptors TestResponsesRecordedStreamsBlocked,
-// TestResponsesPreResponseJoinsTheLastMessageItem,
-// TestResponsesAdditionsJoinTheLastTextAsTheSDKReadsIt,
-// TestResponsesChainCarriesSessionAndBlockedCalls; e2e
-// TestNodeResponsesAnswerHooks, TestResponsesChainAfterABlockedCall,
-// TestTracesOfAResponsesStreamWithOneCallBlocked): the notes and
-// pre_response's text come as a
-// message item of their own rather than joined to the answer's last text
-// part; the previous_response_id chain's link is not recorded; a call's
-// hook event and audit key are the machine's (its call_id, else a digest
-// of the request and the call), not the response id and ordinal; usage
-// is not recorded; an item no hook judges is refused even without
-// pre_tool_use hooks; a rewritten call goes out as hookgate's encoding
-// of the whole item, not its own events patched; and a stream numbered
-// with gaps is renumbered contiguously.
-var ResponsesCodec PieceCodec = responsesCodec{}
+// It is a TextRepeatCodec (responses_codec_text.go): the notes and
+// pre_response's text join the last output_text part of the answer's last
+// message item, and every event that repeats that part's text, and the
+// terminal snapshot, end with them. The Responses interceptor streams
+// through it (interceptors/responses_codec.go). Where it differs from the
+// Responses-only machine it replaced (CHANGELOG): a call's hook event and
+// audit key are the machine's (its call_id, else a digest of the request
+// and the call), not the response id and ordinal; an item a client runs
+// that no hook judges is refused even without pre_tool_use hooks; a
+// rewritten call goes out as hookgate's encoding of the whole item; and a
+// stream numbered with gaps reaches the client numbered contiguously.
+var ResponsesCodec TextRepeatCodec = responsesCodec{}
 
 type responsesCodec struct{}
 
@@ -106,7 +98,7 @@ func (responsesCodec) DecodeFrame(payload []byte, f *CodecFrame) error {
 		}
 	}
 	if ev.HasOutputIndex {
-		f.Slot = FrameSlot{Set: true, Index: ev.OutputIndex}
+		f.Slot = FrameSlot{Set: true, Index: ev.OutputIndex, ClosesText: closesText(ev)}
 	}
 	key := strconv.Itoa(ev.OutputIndex)
 	switch ev.Kind {
@@ -155,8 +147,11 @@ func (responsesCodec) DecodeFrame(payload []byte, f *CodecFrame) error {
 		}
 		st.snapshot = snap
 		f.Repeats = true
+		if u := memberOf(ev.Response.Raw, "usage"); u.Set() {
+			f.Usage = u.Raw
+		}
 		for _, it := range snap.Calls() {
-			f.Calls = append(f.Calls, CodecCall{ID: it.CallID, Name: it.Name, Args: codecCallArgs(it.Kind, []byte(it.Input)), Key: strconv.Itoa(it.Pos)})
+			f.Calls = append(f.Calls, CodecCall{ID: it.CallID, Name: it.Name, Args: codecCallArgs(it.Kind, []byte(it.Input)), Key: strconv.Itoa(it.Pos), Ref: callRef(it.Kind, it.ID)})
 			st.positions = append(st.positions, it.Pos)
 			st.kinds = append(st.kinds, it.Kind)
 		}
@@ -219,4 +214,11 @@ func parseCallRef(ref string) (ResponsesCallKind, string) {
 		return FunctionCall, ref[2:]
 	}
 	return FunctionCall, ""
+}
+
+// ResponsesCallKindOfRef is the kind of the call a CodecCall.Ref of
+// ResponsesCodec names (a streamed call's, or a snapshot's).
+func ResponsesCallKindOfRef(ref string) ResponsesCallKind {
+	kind, _ := parseCallRef(ref)
+	return kind
 }

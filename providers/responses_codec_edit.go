@@ -9,15 +9,15 @@ import (
 
 // ResponsesCodec's encodings of hookgate's decisions: the terminal
 // snapshot patched, a rewritten call re-encoded whole, a moved item
-// renumbered, the end's text as a message item of its own.
-
-var _ EndTextCodec = responsesCodec{}
+// renumbered; the end's text joined to the answer's last text part, or a
+// message item of its own (responses_codec_text.go).
 
 // EditFrame applies the decisions to a terminal event's snapshot: a
 // removed call's item taken out of its output, a rewritten (or differently
-// repeated) one given the input judged, and text added as one message
-// item (the one EncodeText streamed, by its id). Other frames carry no
-// whole calls and take no text.
+// repeated) one given the input judged, and text added where the stream
+// put it: to the part the closing event f.TextJoined ended, else as one
+// message item (the one TextSlot streamed, by its id). Other frames carry
+// no whole calls and take no text.
 func (responsesCodec) EditFrame(payload []byte, f *CodecFrame, edits []CallEdit, text string) ([]byte, error) {
 	st, ok := f.State.(*responsesFrameState)
 	if !ok {
@@ -28,6 +28,13 @@ func (responsesCodec) EditFrame(payload []byte, f *CodecFrame, edits []CallEdit,
 			return nil, fmt.Errorf("responses edit: a %s event holds no answer to edit: %w", st.ev.Type.Text(), ErrNotFound)
 		}
 		return payload, nil
+	}
+	if text != "" && f.TextJoined != nil {
+		joined, err := joinSnapshotText(payload, st.snapshot, f.TextJoined, text)
+		if err != nil {
+			return nil, err
+		}
+		payload, text = joined, ""
 	}
 	return frameEdits{
 		api:   "responses",
@@ -58,18 +65,6 @@ func (responsesCodec) EditFrame(payload []byte, f *CodecFrame, edits []CallEdit,
 func noteItemID(text string) string {
 	sum := sha256.Sum256([]byte(text))
 	return "msg_hookgate_" + hex.EncodeToString(sum[:8])
-}
-
-// EncodeText returns the events that stream a message item carrying text
-// at output_index slot (MessageItemEvents), without sequence numbers: the
-// stream numbers what it writes.
-func (responsesCodec) EncodeText(slot int, text string) ([][]byte, error) {
-	evs := MessageItemEvents(noteItemID(text), slot, text, nil)
-	out := make([][]byte, len(evs))
-	for i, ev := range evs {
-		out[i] = ev.Payload
-	}
-	return out, nil
 }
 
 // EncodeCall returns the events of a call item carrying call.Args whole at

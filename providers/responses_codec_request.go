@@ -84,3 +84,9 @@ func (r *responsesCodecRequest) Answer(text string) (string, []byte) {
 	}
 	return "application/json", SynthesizeResponse(id, r.view.Model, time.Now().Unix(), text)
 }
+
+// ResponsesCodecRequest is a request the Responses interceptor read, as
+// ResponsesCodec reads it.
+func ResponsesCodecRequest(view *ResponsesRequest) CodecRequest {
+	return &responsesCodecRequest{view: view}
+}

@@ -150,9 +150,9 @@ func TestResponsesCodecPatchesTheTerminalSnapshot(t *testing.T) {
 	if gjson.GetBytes(out, "sequence_number").Int() != 9 {
 		t.Errorf("the sequence number moved: %s", out)
 	}
-	texts, err := ResponsesCodec.(EndTextCodec).EncodeText(2, "a note")
-	if err != nil || len(texts) != 6 || gjson.GetBytes(texts[0], "item.id").Str != noteItemID("a note") || gjson.GetBytes(texts[0], "output_index").Int() != 2 {
-		t.Errorf("text events %q %v", texts, err)
+	texts := ResponsesCodec.TextSlot(2, "a note")
+	if len(texts) != 6 || gjson.GetBytes(texts[0], "item.id").Str != noteItemID("a note") || gjson.GetBytes(texts[0], "output_index").Int() != 2 {
+		t.Errorf("text events %q", texts)
 	}
 	delta := decodeResponsesFrame(t, `{"type":"response.output_text.delta","delta":"x","output_index":0}`)
 	if _, err := ResponsesCodec.EditFrame([]byte(`{}`), delta, nil, "text"); !errors.Is(err, ErrNotFound) {
@@ -210,5 +210,42 @@ func TestResponsesCodecStreamNumbersWhatTheClientReads(t *testing.T) {
 	cut.End()
 	if _, _, ok, _ := cut.Next(); ok || !cut.Truncated() {
 		t.Error("a stream cut inside an event does not read as truncated")
+	}
+}
+
+// The text hookgate adds joins the last text part: one more delta, and
+// every event that repeats the part's text, and the snapshot, end with it.
+func TestResponsesCodecJoinsTheLastTextPart(t *testing.T) {
+	const msg = `{"id":"msg_1","type":"message","status":"completed","content":[{"type":"output_text","annotations":[],"text":"Hi."}],"role":"assistant"}`
+	textDone := []byte(`{"type":"response.output_text.done","item_id":"msg_1","output_index":1,"content_index":0,"text":"Hi.","sequence_number":5}`)
+	partDone := []byte(`{"type":"response.content_part.done","item_id":"msg_1","output_index":1,"content_index":0,"part":{"type":"output_text","annotations":[],"text":"Hi."},"sequence_number":6}`)
+	itemDone := []byte(`{"type":"response.output_item.done","output_index":1,"item":` + msg + `,"sequence_number":7}`)
+	other := []byte(`{"type":"response.output_text.done","item_id":"msg_0","output_index":0,"content_index":0,"text":"Before.","sequence_number":2}`)
+	for _, p := range [][]byte{textDone, partDone, itemDone} {
+		if f := decodeResponsesFrame(t, string(p)); !f.Slot.ClosesText {
+			t.Errorf("%s does not close a text slot", p)
+		}
+	}
+	delta := ResponsesCodec.AppendSlotText(1, textDone, "\n\nnote")
+	if len(delta) != 1 || gjson.GetBytes(delta[0], "type").Str != "response.output_text.delta" || gjson.GetBytes(delta[0], "item_id").Str != "msg_1" ||
+		gjson.GetBytes(delta[0], "output_index").Int() != 1 || gjson.GetBytes(delta[0], "content_index").Int() != 0 || gjson.GetBytes(delta[0], "delta").Str != "\n\nnote" {
+		t.Fatalf("delta %q", delta)
+	}
+	for p, path := range map[*[]byte]string{&textDone: "text", &partDone: "part.text", &itemDone: "item.content.0.text"} {
+		out, ok, err := ResponsesCodec.RepeatSlotText(*p, textDone, "\n\nnote")
+		if err != nil || !ok || gjson.GetBytes(out, path).Str != "Hi.\n\nnote" {
+			t.Errorf("%s: %v %v %s", path, ok, err, out)
+		}
+	}
+	if _, ok, err := ResponsesCodec.RepeatSlotText(other, itemDone, "note"); ok || err != nil {
+		t.Errorf("another part's text was joined: %v", err)
+	}
+	snap := `{"type":"response.completed","response":{"id":"r","output":[{"id":"msg_0","type":"message","content":[{"type":"output_text","text":"Before."}]},` + msg + `]},"sequence_number":9}`
+	f := decodeResponsesFrame(t, snap)
+	f.TextJoined = itemDone
+	out, err := ResponsesCodec.EditFrame([]byte(snap), f, nil, "\n\nnote")
+	if err != nil || gjson.GetBytes(out, "response.output.1.content.0.text").Str != "Hi.\n\nnote" ||
+		gjson.GetBytes(out, "response.output.0.content.0.text").Str != "Before." || len(gjson.GetBytes(out, "response.output").Array()) != 2 {
+		t.Errorf("snapshot %v %s", err, out)
 	}
 }
